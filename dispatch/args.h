@@ -1,0 +1,17 @@
+/* The argument rules of include/qmm/qmm.h, checked in one place. */
+#ifndef QMM_ARGS_H
+#define QMM_ARGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qmm/qmm.h"
+
+/* QMM_OK when the strided call's arguments follow every rule; otherwise
+ * QMM_ERR_INVALID_ARG, with the broken rule named on stderr under QMM_VERBOSE. */
+qmm_status qmm_check_args(size_t m, size_t n, size_t k,
+                          const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa,
+                          const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
+                          const int32_t *c, ptrdiff_t rsc, ptrdiff_t csc);
+
+#endif

@@ -1,0 +1,18 @@
+/* The kernel a call uses: QMM_KERNEL when set, else the selector over the
+ * registry. */
+#ifndef QMM_CHOOSE_H
+#define QMM_CHOOSE_H
+
+#include <stddef.h>
+
+#include "../kernels/kernel.h"
+#include "qmm/qmm.h"
+
+/* The kernel called name, if it exists and runs here: QMM_ERR_UNKNOWN_KERNEL
+ * or QMM_ERR_UNSUPPORTED otherwise. */
+qmm_status qmm_kernel_by_name(const char *name, const qmm_kernel **out);
+
+/* The kernel for an m x n result (n may be QMM_SELECT_N_SYMBOLIC). */
+qmm_status qmm_choose_kernel(size_t m, size_t n, const qmm_kernel **out);
+
+#endif

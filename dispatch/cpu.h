@@ -1,0 +1,42 @@
+/*
+ * CPU features that kernels depend on, as detected by cpu_features and then
+ * narrowed by the environment (QMM_DISABLE, QMM_DOTPROD_DISABLE). Read once
+ * per process.
+ */
+#ifndef QMM_CPU_H
+#define QMM_CPU_H
+
+#include <stddef.h>
+
+enum qmm_cpu_feature {
+    QMM_CPU_NEON = 1u << 0,     /* arm64 Advanced SIMD (asimd) */
+    QMM_CPU_DOTPROD = 1u << 1,  /* arm64 FEAT_DotProd (asimddp): SDOT/UDOT */
+    QMM_CPU_I8MM = 1u << 2,     /* arm64 FEAT_I8MM: SMMLA */
+    QMM_CPU_AVX2 = 1u << 3,     /* x86 AVX2, with the OS saving YMM state */
+    QMM_CPU_FMA = 1u << 4,      /* x86 FMA3 */
+};
+
+typedef struct qmm_cpu_feature_name {
+    const char *name;            /* as QMM_DISABLE spells it */
+    unsigned bit;
+} qmm_cpu_feature_name;
+extern const qmm_cpu_feature_name qmm_cpu_feature_names[];
+extern const size_t qmm_cpu_feature_name_count;
+
+/* Features this CPU has, before any override: one per architecture
+ * (dispatch/cpu_<arch>.c). */
+unsigned qmm_cpu_detect_hardware(void);
+
+/* Nonzero when every feature in mask is present and not disabled. */
+int qmm_cpu_has(unsigned mask);
+
+/* The features in effect: detected minus disabled. */
+unsigned qmm_cpu_features(void);
+
+/* Parse a QMM_DISABLE-style list ("avx2,dotprod"; spaces allowed, empty
+ * entries ignored) into feature bits. Returns the number of names it did not
+ * know; the first one is copied to unknown (truncated to unknown_size). */
+size_t qmm_cpu_parse_feature_list(const char *list, unsigned *bits,
+                                  char *unknown, size_t unknown_size);
+
+#endif

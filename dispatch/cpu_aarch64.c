@@ -1,0 +1,59 @@
+#include "cpu.h"
+
+#include "cpuinfo_aarch64.h"
+
+/* Flags are signed 1-bit fields in cpu_features: a present feature reads -1. */
+unsigned qmm_cpu_detect_hardware(void)
+{
+    const Aarch64Info info = GetAarch64Info();
+    unsigned f = 0;
+    if (info.features.asimd != 0)
+        f |= QMM_CPU_NEON;
+    if (info.features.asimddp != 0)
+        f |= QMM_CPU_DOTPROD;
+    if (info.features.i8mm != 0)
+        f |= QMM_CPU_I8MM;
+    return f;
+}
+
+/*
+ * Keep cpu_features quiet. Debian's libcpu_features.a (0.7.0) is built without
+ * NDEBUG, and its hwcaps.c prints "Parsing /proc/self/auxv ..." to stdout
+ * whenever getauxval(AT_HWCAP2) is 0, which is the case on every arm64 CPU
+ * without HWCAP2 bits (Cortex-A53/A72/A76 boards, QEMU's named CPUs). A library
+ * must not write on its user's stdout, so this file defines the two hwcaps.c
+ * functions that cpu_features' aarch64 code calls. They live in the same
+ * object as qmm_cpu_detect_hardware(), so whenever the linker takes this
+ * object it has them already and never pulls hwcaps.c.o out of the archive.
+ * Same semantics, without the fallback read of /proc/self/auxv (getauxval has
+ * been in glibc since 2.16) and without the print. The test
+ * test_no_stdout_on_a53 fails if the print ever comes back.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/auxv.h>
+
+typedef struct {
+    unsigned long hwcaps;
+    unsigned long hwcaps2;
+} HardwareCapabilities;
+
+HardwareCapabilities CpuFeatures_GetHardwareCapabilities(void);
+bool CpuFeatures_IsHwCapsSet(const HardwareCapabilities mask, const HardwareCapabilities caps);
+
+HardwareCapabilities CpuFeatures_GetHardwareCapabilities(void)
+{
+    HardwareCapabilities caps = {getauxval(AT_HWCAP), getauxval(AT_HWCAP2)};
+    return caps;
+}
+
+/* cpu_features compares the low 32 bits only; so does this. */
+static bool all_set(uint32_t mask, uint32_t value)
+{
+    return mask != 0 && (value & mask) == mask;
+}
+
+bool CpuFeatures_IsHwCapsSet(const HardwareCapabilities mask, const HardwareCapabilities caps)
+{
+    return all_set(mask.hwcaps, caps.hwcaps) || all_set(mask.hwcaps2, caps.hwcaps2);
+}

@@ -1,0 +1,7 @@
+#include "cpu.h"
+
+/* Architectures without SIMD kernels in qmm: only the portable kernels run. */
+unsigned qmm_cpu_detect_hardware(void)
+{
+    return 0;
+}

@@ -1,0 +1,126 @@
+#include "driver.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Cache targets for blocking; generous on purpose, they only need to keep a
+ * block of A in L2 and a block of B in the last-level cache. */
+enum {
+    A_BLOCK_BYTES = 256 << 10,
+    B_BLOCK_BYTES = 2 << 20,
+};
+
+static size_t ceil_div(size_t x, size_t d)
+{
+    return x / d + (x % d != 0);
+}
+
+size_t qmm_kernel_depth(const qmm_kernel *kern, size_t k)
+{
+    return qmm_pack_padded_depth(kern->a_format, k);
+}
+
+size_t qmm_packed_a_bytes(const qmm_kernel *kern, size_t m, size_t kp)
+{
+    size_t panel = qmm_pack_panel_bytes(kern->a_format, kern->mr, kp);
+    size_t panels = ceil_div(m, kern->mr);
+    if (panel == 0 || panels > SIZE_MAX / panel)
+        return 0;
+    return panels * panel;
+}
+
+/* Pack the lines [first, first+count) of an operand into consecutive panels of r. */
+static void pack_lines(const qmm_pack_format *f, unsigned r, size_t kp, size_t k,
+                       const int8_t *src, ptrdiff_t line_stride, ptrdiff_t depth_stride,
+                       size_t first, size_t count, unsigned char *dst)
+{
+    size_t panel = qmm_pack_panel_bytes(f, r, kp);
+    for (size_t l = 0; l < count; l += r, dst += panel) {
+        size_t left = count - l;
+        unsigned lines = left < r ? (unsigned)left : r;
+        qmm_pack_panel(f, r, kp, src + (ptrdiff_t)(first + l) * line_stride,
+                       line_stride, depth_stride, lines, k, dst);
+    }
+}
+
+void qmm_pack_a(const qmm_kernel *kern, size_t m, size_t k, size_t kp,
+                const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa, void *dst)
+{
+    pack_lines(kern->a_format, kern->mr, kp, k, a, rsa, csa, 0, m, dst);
+}
+
+/* Lines per block: a multiple of the panel width r whose packed size stays
+ * near target, and at least one panel. */
+static size_t block_lines(size_t panel_bytes, unsigned r, size_t target)
+{
+    size_t panels = target / panel_bytes;
+    return (panels == 0 ? 1 : panels) * r;
+}
+
+qmm_status qmm_run_packed_a(const qmm_kernel *kern, size_t m, size_t n, size_t k,
+                            size_t kp, const void *packed_a,
+                            const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
+                            int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
+{
+    const unsigned mr = kern->mr, nr = kern->nr;
+    const size_t a_panel = qmm_pack_panel_bytes(kern->a_format, mr, kp);
+    const size_t b_panel = qmm_pack_panel_bytes(kern->b_format, nr, kp);
+    const size_t mc = block_lines(a_panel, mr, A_BLOCK_BYTES);
+    size_t nc = block_lines(b_panel, nr, B_BLOCK_BYTES);
+    if (nc > n)
+        nc = ceil_div(n, nr) * nr;
+
+    /* Sizes were checked by the caller: a_panel and b_panel are non-zero and
+     * nc/nr panels of b_panel bytes fit in the block target or are one panel. */
+    unsigned char *pb = aligned_alloc(kern->b_format->align, nc / nr * b_panel);
+    if (pb == NULL)
+        return QMM_ERR_NO_MEMORY;
+
+    int32_t edge[QMM_MAX_TILE];
+    for (size_t jc = 0; jc < n; jc += nc) {
+        size_t ncur = n - jc < nc ? n - jc : nc;
+        pack_lines(kern->b_format, nr, kp, k, b, csb, rsb, jc, ncur, pb);
+        for (size_t ic = 0; ic < m; ic += mc) {
+            size_t mcur = m - ic < mc ? m - ic : mc;
+            for (size_t jr = 0; jr < ncur; jr += nr) {
+                const unsigned char *bp = pb + jr / nr * b_panel;
+                size_t nv = ncur - jr < nr ? ncur - jr : nr;
+                for (size_t ir = 0; ir < mcur; ir += mr) {
+                    size_t i = ic + ir, j = jc + jr;
+                    const unsigned char *ap =
+                        (const unsigned char *)packed_a + i / mr * a_panel;
+                    size_t mv = m - i < mr ? m - i : mr;
+                    int32_t *ct = c + (ptrdiff_t)i * rsc + (ptrdiff_t)j * csc;
+                    if (mv == mr && nv == nr) {
+                        kern->run(kp, ap, bp, ct, rsc, csc);
+                        continue;
+                    }
+                    kern->run(kp, ap, bp, edge, (ptrdiff_t)nr, 1);
+                    for (size_t ii = 0; ii < mv; ii++)
+                        for (size_t jj = 0; jj < nv; jj++)
+                            ct[(ptrdiff_t)ii * rsc + (ptrdiff_t)jj * csc] = edge[ii * nr + jj];
+                }
+            }
+        }
+    }
+    free(pb);
+    return QMM_OK;
+}
+
+qmm_status qmm_drive(const qmm_kernel *kern, size_t m, size_t n, size_t k,
+                     const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa,
+                     const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
+                     int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
+{
+    size_t kp = qmm_kernel_depth(kern, k);
+    size_t bytes = kp == 0 ? 0 : qmm_packed_a_bytes(kern, m, kp);
+    if (bytes == 0 || qmm_pack_panel_bytes(kern->b_format, kern->nr, kp) == 0)
+        return QMM_ERR_INVALID_ARG;
+    void *pa = aligned_alloc(kern->a_format->align, bytes);
+    if (pa == NULL)
+        return QMM_ERR_NO_MEMORY;
+    qmm_pack_a(kern, m, k, kp, a, rsa, csa, pa);
+    qmm_status st = qmm_run_packed_a(kern, m, n, k, kp, pa, b, rsb, csb, c, rsc, csc);
+    free(pa);
+    return st;
+}

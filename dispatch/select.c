@@ -1,0 +1,85 @@
+#include "select.h"
+
+#include <string.h>
+
+typedef struct shape {
+    size_t m, n;
+} shape;
+
+/* Each criterion: > 0 when x is better than y for the shape, < 0 when worse. */
+typedef int criterion(const qmm_kernel *x, const qmm_kernel *y, shape s);
+
+static int prefer(int x_good, int y_good)
+{
+    return (x_good != 0) - (y_good != 0);
+}
+
+static int by_role(const qmm_kernel *x, const qmm_kernel *y, shape s)
+{
+    int want_gemv = s.n == 1;
+    return prefer((x->nr == 1) == want_gemv, (y->nr == 1) == want_gemv);
+}
+
+/* Useful fraction of the tiles covering extent e with tile t is e / ceil(e/t)*t;
+ * "mostly padding" is below one half. */
+static int fits(size_t e, unsigned t)
+{
+    size_t covered = (e / t + (e % t != 0)) * t;
+    return e >= covered - e;
+}
+
+static int well_fitted(const qmm_kernel *k, shape s)
+{
+    return fits(s.m, k->mr) && (s.n == QMM_SELECT_N_SYMBOLIC || fits(s.n, k->nr));
+}
+
+static int by_fit(const qmm_kernel *x, const qmm_kernel *y, shape s)
+{
+    return prefer(well_fitted(x, s), well_fitted(y, s));
+}
+
+static int by_rank(const qmm_kernel *x, const qmm_kernel *y, shape s)
+{
+    (void)s;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int by_area(const qmm_kernel *x, const qmm_kernel *y, shape s)
+{
+    (void)s;
+    unsigned ax = x->mr * x->nr, ay = y->mr * y->nr;
+    return (ax > ay) - (ax < ay);
+}
+
+static int by_name(const qmm_kernel *x, const qmm_kernel *y, shape s)
+{
+    (void)s;
+    return -strcmp(x->name, y->name);
+}
+
+static criterion *const criteria[] = {by_role, by_fit, by_rank, by_area, by_name};
+
+static int better(const qmm_kernel *x, const qmm_kernel *y, shape s)
+{
+    for (size_t i = 0; i < sizeof criteria / sizeof criteria[0]; i++) {
+        int d = criteria[i](x, y, s);
+        if (d != 0)
+            return d > 0;
+    }
+    return 0;
+}
+
+const qmm_kernel *qmm_select(const qmm_kernel *const *cands, size_t count, size_t m,
+                             size_t n)
+{
+    shape s = {m, n};
+    const qmm_kernel *best = NULL;
+    for (size_t i = 0; i < count; i++) {
+        const qmm_kernel *k = cands[i];
+        if (!k->is_supported_here())
+            continue;
+        if (best == NULL || better(k, best, s))
+            best = k;
+    }
+    return best;
+}

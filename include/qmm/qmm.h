@@ -1,0 +1,102 @@
+/*
+ * qmm: exact int8 GEMM with runtime kernel dispatch.
+ *
+ *     C[m x n] = A[m x k] . B[k x n]
+ *
+ * Inputs are int8, the result is int32, and every kernel on every CPU gives the
+ * same bits: products and sums are computed in int32 with two's-complement
+ * wrap-around (the exact sum modulo 2^32).
+ *
+ * Rules that every entry point follows:
+ *  - Sizes and strides are counted in elements, not bytes.
+ *  - An operand with no elements may be NULL: A when m == 0 or k == 0, B when
+ *    k == 0 or n == 0, C when m == 0 or n == 0. Any other NULL operand is
+ *    QMM_ERR_INVALID_ARG.
+ *  - m == 0 or n == 0 does nothing and returns QMM_OK, whatever the pointers
+ *    and strides (leading dimensions of qmm_i8_i32 are still checked).
+ *    k == 0 writes zeros to C.
+ *  - m, n and k must each be at most PTRDIFF_MAX, and the span of memory an
+ *    operand covers (from its lowest to its highest element, in bytes) must be
+ *    representable without overflow and must not wrap around the address
+ *    space; otherwise QMM_ERR_INVALID_ARG.
+ *  - C must not overlap A or B: the byte ranges spanned by C and by each input
+ *    must be disjoint, or the call returns QMM_ERR_INVALID_ARG and leaves C
+ *    untouched. A and B may overlap each other.
+ *  - C's elements must be distinct: both C strides are non-zero, and unless
+ *    m == 1 or n == 1 one dimension nests inside the other
+ *    (|rsc| >= n*|csc| or |csc| >= m*|rsc|); else QMM_ERR_INVALID_ARG. Strides of A and B may be any value, including
+ *    zero (a broadcast operand) and negative (a reversed operand).
+ *  - When a call fails, C is not written.
+ *  - The library never writes to stdout. With the environment variable
+ *    QMM_VERBOSE=1 it explains its choices and errors on stderr.
+ *
+ * Every function here is thread-safe.
+ */
+#ifndef QMM_QMM_H
+#define QMM_QMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The shared library exports these names and nothing else. */
+#if defined(__GNUC__)
+#define QMM_API __attribute__((visibility("default")))
+#else
+#define QMM_API
+#endif
+
+typedef enum qmm_status {
+    QMM_OK = 0,
+    QMM_ERR_INVALID_ARG,     /* NULL pointer, bad leading dimension/stride, size overflow, aliasing */
+    QMM_ERR_NO_MEMORY,
+    QMM_ERR_UNSUPPORTED,     /* e.g. a kernel that this CPU cannot run was requested */
+    QMM_ERR_UNKNOWN_KERNEL   /* a kernel name that does not exist */
+} qmm_status;
+
+/* A short English description of s; never NULL ("unknown status" for values
+ * outside the enum). */
+QMM_API const char *qmm_status_str(qmm_status s);
+
+/* C[m×n] = A[m×k] · B[k×n]; int8 inputs, int32 result, exact with int32 wrap-around.
+ * Row-major; lda >= k, ldb >= n, ldc >= n, counted in elements. C is overwritten.
+ * k == 0 writes zeros; m == 0 or n == 0 does nothing and returns QMM_OK.
+ * A leading dimension that breaks its rule is QMM_ERR_INVALID_ARG, whatever the
+ * sizes. */
+QMM_API qmm_status qmm_i8_i32(size_t m, size_t n, size_t k,
+                      const int8_t *a, size_t lda,
+                      const int8_t *b, size_t ldb,
+                      int32_t *c, size_t ldc);
+
+/* The same with general strides in elements (BLIS-style): element (i,j) of A is
+ * a[i*rsa + j*csa]. Covers row-major, column-major and transposed operands.
+ * Likewise B(p,j) = b[p*rsb + j*csb] and C(i,j) = c[i*rsc + j*csc]. */
+QMM_API qmm_status qmm_i8_i32_strided(size_t m, size_t n, size_t k,
+                              const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa,
+                              const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
+                              int32_t *c, ptrdiff_t rsc, ptrdiff_t csc);
+
+/* Every kernel compiled into this build, supported here or not. */
+typedef struct qmm_kernel_info {
+    const char *name;       /* unique, e.g. "generic_mmm_i8i32_4x4" */
+    const char *isa;        /* e.g. "generic", "neon", "neon+dotprod", "avx2" */
+    unsigned mr, nr;        /* tile: mr rows of A by nr columns of B */
+    int supported_here;     /* nonzero if this CPU (and the environment overrides) allow it */
+} qmm_kernel_info;
+
+/* Number of kernels compiled into this build (at least one: the portable ones
+ * are always present). */
+QMM_API size_t qmm_kernel_count(void);
+
+/* Kernel i, in registry order; NULL when i >= qmm_kernel_count(). The pointer
+ * stays valid for the life of the process. */
+QMM_API const qmm_kernel_info *qmm_kernel_at(size_t i);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QMM_QMM_H */

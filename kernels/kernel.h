@@ -1,0 +1,43 @@
+/*
+ * What a kernel is: a descriptor plus a microkernel.
+ *
+ * Microkernel contract (BLIS style): given the padded depth kp, one packed A
+ * panel (mr rows, in a_format) and one packed B panel (nr columns, in
+ * b_format), compute the full mr x nr int32 tile and store it, overwriting,
+ * at c[i*rsc + j*csc]. kp is a multiple of both formats' kr and may be 0
+ * (the tile is then zeros). Packed panels are zero-padded, so the kernel never
+ * handles partial tiles: the driver hands it a scratch tile at the edges of C.
+ *
+ * Adding a kernel: one source file that defines its descriptor, and one line
+ * in dispatch/kernel_list.h.
+ */
+#ifndef QMM_KERNEL_H
+#define QMM_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../pack/pack.h"
+
+typedef void qmm_ukernel_fn(size_t kp, const void *a, const void *b,
+                            int32_t *c, ptrdiff_t rsc, ptrdiff_t csc);
+
+/* The largest tile any kernel may declare (mr * nr), so that the driver's edge
+ * scratch tile lives on the stack. */
+#define QMM_MAX_TILE 1024
+
+typedef struct qmm_kernel {
+    const char *name;        /* unique; what QMM_KERNEL and the bench accept */
+    const char *isa;         /* "generic", "neon", "neon+dotprod", "avx2", ... */
+    unsigned mr, nr;         /* tile: mr rows of A by nr columns of B */
+    unsigned rank;           /* expected speed among kernels of the same role; higher is faster */
+    const qmm_pack_format *a_format;
+    const qmm_pack_format *b_format;
+    int (*is_supported_here)(void);
+    qmm_ukernel_fn *run;
+} qmm_kernel;
+
+/* is_supported_here() of kernels that run on any CPU. */
+int qmm_kernel_always_supported(void);
+
+#endif

@@ -1,0 +1,64 @@
+/*
+ * Packing formats: how a panel of r lines (rows of A, or columns of B) is laid
+ * out for a microkernel, and the routine that writes one panel.
+ *
+ * A panel of r lines over padded depth kp (k rounded up to a multiple of kr)
+ * stores element (line i, depth p) at index
+ *
+ *     (p / kr) * r * kr  +  i * kr  +  (p % kr)
+ *
+ * so that for each block of kr depths, the kr values of line 0 come first,
+ * then those of line 1, and so on. kr == 1 is the classic K-outer layout
+ * (SMLAL, the portable kernels); kr == 4 with int8 elements is the SDOT
+ * layout; kr == 2 with int16 elements feeds vpmaddwd a pair per 32-bit lane.
+ * Lines past the valid ones and depths past k are zero, so a kernel always
+ * computes a full tile over kp without edge logic on its inputs.
+ */
+#ifndef QMM_PACK_H
+#define QMM_PACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef void qmm_pack_fn(unsigned r, size_t kp, const int8_t *src,
+                         ptrdiff_t line_stride, ptrdiff_t depth_stride,
+                         unsigned lines, size_t k, void *dst);
+
+typedef struct qmm_pack_format {
+    const char *name;
+    unsigned kr;          /* depths stored together per line; kp is a multiple */
+    unsigned elem_bytes;  /* 1: int8 as is; 2: sign-extended to int16 */
+    unsigned align;       /* byte alignment of each panel; a power of two */
+    qmm_pack_fn *pack;    /* writes one panel in this format */
+} qmm_pack_format;
+
+/* The format table; kernels point at its entries. */
+enum qmm_pack_id {
+    QMM_PACK_I8_K1,   /* int8, K-outer */
+    QMM_PACK_I8_K4,   /* int8, 4 depths interleaved (SDOT) */
+    QMM_PACK_I16_K2,  /* int16, depth pairs (vpmaddwd) */
+    QMM_PACK_COUNT
+};
+extern const qmm_pack_format qmm_pack_formats[QMM_PACK_COUNT];
+
+/* Depth k rounded up to the format's multiple; 0 on overflow (only when k > 0). */
+size_t qmm_pack_padded_depth(const qmm_pack_format *f, size_t k);
+
+/* Bytes of one panel of r lines at padded depth kp, rounded up to the
+ * format's alignment so that consecutive panels stay aligned; 0 on overflow. */
+size_t qmm_pack_panel_bytes(const qmm_pack_format *f, unsigned r, size_t kp);
+
+/* Pack lines [0, lines) of a source whose element (line i, depth p) is
+ * src[i*line_stride + p*depth_stride], for depths [0, k), into one panel of
+ * r lines at padded depth kp (a multiple of f->kr, >= k). lines <= r.
+ * For A the lines are rows (line_stride = rsa, depth_stride = csa); for B
+ * they are columns (line_stride = csb, depth_stride = rsb). */
+static inline void qmm_pack_panel(const qmm_pack_format *f, unsigned r, size_t kp,
+                                  const int8_t *src, ptrdiff_t line_stride,
+                                  ptrdiff_t depth_stride, unsigned lines, size_t k,
+                                  void *dst)
+{
+    f->pack(r, kp, src, line_stride, depth_stride, lines, k, dst);
+}
+
+#endif
