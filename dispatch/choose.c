@@ -1,5 +1,6 @@
 #include "choose.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -41,11 +42,24 @@ static void log_choice(size_t m, size_t n, const qmm_kernel *chosen)
     }
 }
 
+/* QMM_KERNEL, read once and copied (a later setenv may free the original);
+ * empty when unset. A name too long to copy whole is longer than any kernel's,
+ * and its truncated copy still matches none. */
+static char forced_name[128];
+static pthread_once_t forced_once = PTHREAD_ONCE_INIT;
+
+static void read_forced_name(void)
+{
+    const char *v = getenv("QMM_KERNEL");
+    if (v != NULL)
+        snprintf(forced_name, sizeof forced_name, "%s", v);
+}
+
 qmm_status qmm_choose_kernel(size_t m, size_t n, const qmm_kernel **out)
 {
-    const char *forced = getenv("QMM_KERNEL");
-    if (forced != NULL && forced[0] != '\0')
-        return qmm_kernel_by_name(forced, out);
+    pthread_once(&forced_once, read_forced_name);
+    if (forced_name[0] != '\0')
+        return qmm_kernel_by_name(forced_name, out);
     const qmm_kernel *k = qmm_select(qmm_registry_all(), qmm_registry_count(), m, n);
     log_choice(m, n, k);
     /* The portable kernels are always compiled and always supported. */

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
+
 /* Cache targets for blocking; generous on purpose, they only need to keep a
  * block of A in L2 and a block of B in the last-level cache. */
 enum {
@@ -114,8 +116,11 @@ qmm_status qmm_drive(const qmm_kernel *kern, size_t m, size_t n, size_t k,
 {
     size_t kp = qmm_kernel_depth(kern, k);
     size_t bytes = kp == 0 ? 0 : qmm_packed_a_bytes(kern, m, kp);
-    if (bytes == 0 || qmm_pack_panel_bytes(kern->b_format, kern->nr, kp) == 0)
+    if (bytes == 0 || qmm_pack_panel_bytes(kern->b_format, kern->nr, kp) == 0) {
+        qmm_log("invalid argument: packing m=%zu k=%zu for %s overflows size_t", m, k,
+                kern->name);
         return QMM_ERR_INVALID_ARG;
+    }
     void *pa = aligned_alloc(kern->a_format->align, bytes);
     if (pa == NULL)
         return QMM_ERR_NO_MEMORY;

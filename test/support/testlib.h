@@ -1,0 +1,75 @@
+/*
+ * Shared by the test programs: a deterministic RNG, matrices in any layout
+ * with guarded surroundings, the naive reference product, and a failure
+ * counter. Tests are plain programs: main returns the failure count clamped
+ * to 1, so ctest sees pass or fail.
+ */
+#ifndef QMM_TESTLIB_H
+#define QMM_TESTLIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "qmm/qmm.h"
+
+/* ---- failures ---------------------------------------------------------- */
+extern long test_failures;
+/* Records a failure with its location; prints at most the first 20. */
+void test_fail(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define CHECK(cond, ...)                                                       \
+    do {                                                                       \
+        if (!(cond))                                                           \
+            test_fail(__FILE__, __LINE__, __VA_ARGS__);                        \
+    } while (0)
+/* Prints a summary line and returns main's exit code. */
+int test_finish(const char *name, long checks);
+
+/* ---- random numbers (xorshift64*, fixed seed per test) ------------------ */
+void test_seed(uint64_t seed);
+uint64_t test_rand(void);
+size_t test_rand_below(size_t n);          /* uniform in [0, n) */
+int8_t test_rand_i8(void);                 /* full range, -128 included */
+
+/* ---- matrices ----------------------------------------------------------- */
+typedef enum test_layout {
+    LAYOUT_ROW,       /* rs = ld >= cols, cs = 1 */
+    LAYOUT_COL,       /* rs = 1, cs = ld >= rows (a transposed row-major) */
+    LAYOUT_SPACED,    /* both strides > 1: every other element in both directions */
+    LAYOUT_REVERSED,  /* row-major with both strides negative */
+    LAYOUT_COUNT
+} test_layout;
+extern const char *const test_layout_names[LAYOUT_COUNT];
+
+/* A rows x cols matrix of elem-byte elements at base[i*rs + j*cs], inside an
+ * allocation whose every other byte (gaps between elements and a guard zone
+ * on both sides) holds a known pattern. */
+typedef struct test_matrix {
+    unsigned char *mem;
+    size_t bytes;
+    void *base;
+    ptrdiff_t rs, cs;
+    size_t rows, cols, elem;
+} test_matrix;
+
+/* pad: extra elements per leading dimension (ROW, COL); 0 for tight. */
+test_matrix test_matrix_new(size_t rows, size_t cols, size_t elem, test_layout layout,
+                            size_t pad);
+void test_matrix_free(test_matrix *m);
+void test_matrix_fill_random_i8(test_matrix *m);   /* elements only */
+void test_matrix_fill_i8(test_matrix *m, int8_t v);
+int8_t test_i8_at(const test_matrix *m, size_t i, size_t j);
+int32_t test_i32_at(const test_matrix *m, size_t i, size_t j);
+/* Nonzero when every byte outside the elements still holds the pattern. */
+int test_matrix_surroundings_intact(const test_matrix *m);
+
+/* ---- reference ---------------------------------------------------------- */
+/* C = A.B exactly, modulo 2^32, into a dense row-major m x n array. */
+void test_reference(const test_matrix *a, const test_matrix *b, int32_t *c);
+
+/* Compares C (a test_matrix of int32) to a dense reference; counts and
+ * reports mismatches under the given label. Returns the number of mismatches. */
+size_t test_compare(const char *label, const test_matrix *c, const int32_t *ref);
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * Every packing format in the table against the layout formula of
+ * pack/pack.h, from sources in every stride pattern, with partial panels and
+ * depths that need padding.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pack/pack.h"
+#include "support/testlib.h"
+
+static long checks;
+
+/* Value the panel must hold at (line i, depth p). */
+static int expected(const test_matrix *src, unsigned lines, size_t k, unsigned i, size_t p)
+{
+    return i < lines && p < k ? test_i8_at(src, i, p) : 0;
+}
+
+static void one(const qmm_pack_format *f, unsigned r, unsigned lines, size_t k,
+                test_layout layout)
+{
+    size_t kp = qmm_pack_padded_depth(f, k);
+    CHECK(kp >= k && kp % f->kr == 0 && kp < k + f->kr, "%s: padded depth %zu for k=%zu",
+          f->name, kp, k);
+    size_t bytes = qmm_pack_panel_bytes(f, r, kp);
+    CHECK(bytes % f->align == 0 && bytes >= (size_t)r * kp * f->elem_bytes,
+          "%s: panel bytes %zu for r=%u kp=%zu", f->name, bytes, r, kp);
+    test_matrix src = test_matrix_new(lines, k, 1, layout, 2);
+    test_matrix_fill_random_i8(&src);
+    unsigned char *dst = aligned_alloc(f->align, bytes + f->align);
+    if (dst == NULL)
+        abort();
+    memset(dst, 0x77, bytes + f->align);
+    qmm_pack_panel(f, r, kp, src.base, src.rs, src.cs, lines, k, dst);
+    size_t bad = 0;
+    for (size_t p = 0; p < kp; p++)
+        for (unsigned i = 0; i < r; i++) {
+            size_t at = (p / f->kr) * r * f->kr + (size_t)i * f->kr + p % f->kr;
+            int got = f->elem_bytes == 1 ? ((int8_t *)dst)[at] : ((int16_t *)dst)[at];
+            bad += got != expected(&src, lines, k, i, p);
+        }
+    for (size_t x = (size_t)r * kp * f->elem_bytes; x < bytes; x++)
+        bad += dst[x] != 0x77 && dst[x] != 0;
+    for (size_t x = bytes; x < bytes + f->align; x++)
+        bad += dst[x] != 0x77;
+    CHECK(bad == 0, "%s r=%u lines=%u k=%zu %s: %zu wrong bytes", f->name, r, lines, k,
+          test_layout_names[layout], bad);
+    checks++;
+    free(dst);
+    test_matrix_free(&src);
+}
+
+int main(void)
+{
+    static const unsigned widths[] = {1, 4, 8, 16, 64};
+    static const size_t depths[] = {1, 2, 3, 4, 5, 7, 8, 9, 31, 64, 65};
+    test_seed(7);
+    for (int fi = 0; fi < QMM_PACK_COUNT; fi++) {
+        const qmm_pack_format *f = &qmm_pack_formats[fi];
+        CHECK(f->kr >= 1 && (f->elem_bytes == 1 || f->elem_bytes == 2) &&
+                  f->align >= 16 && (f->align & (f->align - 1)) == 0,
+              "format %d is malformed", fi);
+        for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++)
+            for (size_t d = 0; d < sizeof depths / sizeof depths[0]; d++)
+                for (int l = 0; l < LAYOUT_COUNT; l++) {
+                    unsigned r = widths[w];
+                    one(f, r, r, depths[d], (test_layout)l);
+                    one(f, r, (r + 1) / 2, depths[d], (test_layout)l);
+                }
+    }
+    /* Overflowing sizes report 0. */
+    const qmm_pack_format *f = &qmm_pack_formats[QMM_PACK_I16_K2];
+    CHECK(qmm_pack_panel_bytes(f, 64, SIZE_MAX / 64) == 0, "panel size overflow undetected");
+    CHECK(qmm_pack_padded_depth(f, SIZE_MAX) == 0, "depth padding overflow undetected");
+    checks++;
+    return test_finish("test_pack", checks);
+}

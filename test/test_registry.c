@@ -1,0 +1,66 @@
+/*
+ * The real registry: descriptors that the driver and the selector can rely
+ * on, the public view agreeing with them, and the selector's choice on this
+ * CPU always a supported kernel of the right role.
+ */
+#include <string.h>
+
+#include "dispatch/choose.h"
+#include "dispatch/registry.h"
+#include "dispatch/select.h"
+#include "support/testlib.h"
+
+static long checks;
+
+static void descriptors(void)
+{
+    size_t count = qmm_registry_count();
+    CHECK(count == qmm_kernel_count(), "registry and public count differ");
+    for (size_t i = 0; i < count; i++) {
+        const qmm_kernel *k = qmm_registry_at(i);
+        const qmm_kernel_info *info = qmm_kernel_at(i);
+        CHECK(k->mr >= 1 && k->nr >= 1 && k->mr * k->nr <= QMM_MAX_TILE,
+              "%s: tile %ux%u", k->name, k->mr, k->nr);
+        CHECK(k->a_format->kr == k->b_format->kr, "%s: A and B formats pad depth differently",
+              k->name);
+        CHECK(k->run != NULL && k->is_supported_here != NULL, "%s: incomplete", k->name);
+        CHECK(strncmp(k->name, "generic_", 8) != 0 || strcmp(k->isa, "generic") == 0,
+              "%s: portable kernel with isa %s", k->name, k->isa);
+        CHECK(info != NULL && strcmp(info->name, k->name) == 0 && info->mr == k->mr &&
+                  info->nr == k->nr && strcmp(info->isa, k->isa) == 0 &&
+                  info->supported_here == (k->is_supported_here() != 0),
+              "%s: public info disagrees", k->name);
+        CHECK(qmm_registry_find(k->name) == k, "%s: not found by name", k->name);
+        for (size_t j = 0; j < i; j++)
+            CHECK(strcmp(k->name, qmm_registry_at(j)->name) != 0, "%s listed twice", k->name);
+        if (strcmp(k->isa, "generic") == 0)
+            CHECK(k->is_supported_here(), "%s: portable kernel unsupported", k->name);
+        checks++;
+    }
+    CHECK(qmm_registry_at(count) == NULL && qmm_kernel_at(count) == NULL,
+          "index past the end is not NULL");
+    CHECK(qmm_registry_find("no_such_kernel") == NULL, "found a kernel that does not exist");
+    checks++;
+}
+
+static void selection_here(void)
+{
+    static const size_t ns[] = {1, 2, 7, 8, 128, QMM_SELECT_N_SYMBOLIC};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+        const qmm_kernel *k;
+        CHECK(qmm_choose_kernel(256, ns[i], &k) == QMM_OK, "no kernel for n=%zu", ns[i]);
+        CHECK(k->is_supported_here(), "n=%zu: chose unsupported %s", ns[i], k->name);
+        CHECK((k->nr == 1) == (ns[i] == 1), "n=%zu: chose %s (nr=%u) for the wrong role",
+              ns[i], k->name, k->nr);
+        printf("m=256 n=%-9s -> %s\n", ns[i] == QMM_SELECT_N_SYMBOLIC ? "symbolic" : "",
+               k->name);
+        checks++;
+    }
+}
+
+int main(void)
+{
+    descriptors();
+    selection_here();
+    return test_finish("test_registry", checks);
+}

@@ -1,0 +1,123 @@
+/*
+ * The selector on synthetic candidate tables: fake descriptors that are never
+ * run, each with a fixed answer to is_supported_here(). Every table is tried
+ * in every order, because table order must never decide. The tract PR #2277
+ * failure (equal tile area 64 for a 64x1 GEMV and an 8x8 matrix kernel, and
+ * the GEMV chosen for every matrix product) is the first case.
+ */
+#include <string.h>
+
+#include "dispatch/select.h"
+#include "support/testlib.h"
+
+static int yes(void) { return 1; }
+static int no(void) { return 0; }
+static int sdot_flag;
+static int sdot_here(void) { return sdot_flag; }
+
+#define FAKE(nm, m_, n_, rank_, sup) \
+    {.name = nm, .isa = "fake", .mr = m_, .nr = n_, .rank = rank_, .is_supported_here = sup}
+
+static const qmm_kernel gemv64 = FAKE("gemv_64x1", 64, 1, 10, yes);
+static const qmm_kernel smlal8 = FAKE("smlal_8x8", 8, 8, 20, yes);
+static const qmm_kernel sdot8 = FAKE("sdot_8x8", 8, 8, 30, sdot_here);
+static const qmm_kernel best_unsupported = FAKE("best_16x16", 16, 16, 99, no);
+static const qmm_kernel gemv_unsupported = FAKE("gemv_fast_64x1", 64, 1, 99, no);
+static const qmm_kernel small4 = FAKE("small_4x4", 4, 4, 5, yes);
+
+static long checks;
+
+/* Calls fn with every permutation of the table (Heap's algorithm). */
+static void each_order(const qmm_kernel **t, size_t count, size_t len,
+                       void (*fn)(const qmm_kernel **, size_t))
+{
+    if (len <= 1) {
+        fn(t, count);
+        return;
+    }
+    for (size_t i = 0; i < len; i++) {
+        each_order(t, count, len - 1, fn);
+        size_t j = len % 2 ? 0 : i;
+        const qmm_kernel *tmp = t[j];
+        t[j] = t[len - 1];
+        t[len - 1] = tmp;
+    }
+}
+
+static void expect(const qmm_kernel **t, size_t count, size_t m, size_t n, const char *want)
+{
+    const qmm_kernel *got = qmm_select(t, count, m, n);
+    const char *name = got ? got->name : "(none)";
+    char order[256] = "";
+    for (size_t i = 0; i < count; i++) {
+        strncat(order, t[i]->name, sizeof order - strlen(order) - 2);
+        strncat(order, " ", sizeof order - strlen(order) - 1);
+    }
+    CHECK(strcmp(name, want) == 0, "m=%zu n=%zu table [%s]: chose %s, want %s", m,
+          n == QMM_SELECT_N_SYMBOLIC ? (size_t)0 : n, order, name, want);
+    checks++;
+}
+
+static void gemv_vs_matrix(const qmm_kernel **t, size_t count)
+{
+    static const size_t ns[] = {2, 7, 128};
+    for (size_t i = 0; i < 3; i++)
+        expect(t, count, 256, ns[i], "smlal_8x8");
+    expect(t, count, 256, 1, "gemv_64x1");
+    expect(t, count, 256, QMM_SELECT_N_SYMBOLIC, "smlal_8x8");
+}
+
+static void sdot_if_supported(const qmm_kernel **t, size_t count)
+{
+    sdot_flag = 0;
+    expect(t, count, 256, 64, "smlal_8x8");
+    expect(t, count, 256, QMM_SELECT_N_SYMBOLIC, "smlal_8x8");
+    expect(t, count, 256, 1, "gemv_64x1");
+    sdot_flag = 1;
+    expect(t, count, 256, 64, "sdot_8x8");
+    expect(t, count, 256, QMM_SELECT_N_SYMBOLIC, "sdot_8x8");
+    expect(t, count, 256, 1, "gemv_64x1");
+}
+
+static void unsupported_never(const qmm_kernel **t, size_t count)
+{
+    static const size_t ns[] = {1, 2, 8, 16, 1000, QMM_SELECT_N_SYMBOLIC};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+        const qmm_kernel *got = qmm_select(t, count, 256, ns[i]);
+        CHECK(got != NULL && got->is_supported_here(), "n=%zu: chose %s", ns[i],
+              got ? got->name : "(none)");
+        checks++;
+    }
+}
+
+static void only_gemv(const qmm_kernel **t, size_t count)
+{
+    expect(t, count, 100, 50, "gemv_64x1");
+    expect(t, count, 100, QMM_SELECT_N_SYMBOLIC, "gemv_64x1");
+}
+
+static void padding(const qmm_kernel **t, size_t count)
+{
+    /* m = 3: an 8-row tile is mostly padding, a 4-row one is not. */
+    expect(t, count, 3, 3, "small_4x4");
+    /* Large shapes: rank decides. */
+    expect(t, count, 300, 300, "smlal_8x8");
+}
+
+int main(void)
+{
+    const qmm_kernel *t1[] = {&gemv64, &smlal8};
+    each_order(t1, 2, 2, gemv_vs_matrix);
+    const qmm_kernel *t2[] = {&gemv64, &smlal8, &sdot8};
+    each_order(t2, 3, 3, sdot_if_supported);
+    const qmm_kernel *t3[] = {&gemv64, &smlal8, &best_unsupported, &gemv_unsupported};
+    each_order(t3, 4, 4, unsupported_never);
+    const qmm_kernel *t4[] = {&gemv64, &best_unsupported};
+    each_order(t4, 2, 2, only_gemv);
+    const qmm_kernel *t5[] = {&smlal8, &small4, &gemv64};
+    each_order(t5, 3, 3, padding);
+    const qmm_kernel *t6[] = {&best_unsupported, &gemv_unsupported};
+    CHECK(qmm_select(t6, 2, 8, 8) == NULL, "a table with nothing supported chose a kernel");
+    checks++;
+    return test_finish("test_selector", checks);
+}
