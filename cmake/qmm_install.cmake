@@ -17,5 +17,8 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/qmmConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/qmmConfig.cmake
   ${PROJECT_BINARY_DIR}/qmmConfigVersion.cmake DESTINATION ${QMM_CMAKE_DIR})
 
+# The .pc file finds its prefix from its own location, so that the package
+# works wherever --prefix puts it.
+file(RELATIVE_PATH QMM_PC_TO_PREFIX /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
 configure_file(cmake/qmm.pc.in ${PROJECT_BINARY_DIR}/qmm.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/qmm.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

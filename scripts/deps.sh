@@ -1,0 +1,33 @@
+# Sourced by the other scripts: installs the Debian packages qmm needs that
+# this machine lacks (needs root the first time; a no-op once they are there).
+
+# Prints the packages among "$@" that are not installed.
+qmm_missing_packages() {
+    local p
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' \
+            || echo "$p"
+    done
+}
+
+# Installs the packages among "$@" that are missing.
+qmm_install_packages() {
+    local missing
+    missing=$(qmm_missing_packages "$@")
+    [ -z "$missing" ] && return 0
+    if [ "$(id -u)" != 0 ]; then
+        echo "qmm: missing packages:" $missing >&2
+        echo "qmm: run this script as root to install them with apt-get" >&2
+        exit 1
+    fi
+    if echo "$missing" | grep -q ':arm64$' \
+        && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+        dpkg --add-architecture arm64
+    fi
+    echo "qmm: installing" $missing >&2
+    apt-get update -q
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
+}
+
+QMM_NATIVE_PACKAGES="cmake gcc libc6-dev pkg-config libcpu-features-dev"
+QMM_CROSS_PACKAGES="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libcpu-features-dev:arm64"
