@@ -62,7 +62,22 @@ qmm_status qmm_choose_kernel(size_t m, size_t n, const qmm_kernel **out)
         return qmm_kernel_by_name(forced_name, out);
     const qmm_kernel *k = qmm_select(qmm_registry_all(), qmm_registry_count(), m, n);
     log_choice(m, n, k);
-    /* The portable kernels are always compiled and always supported. */
+    if (k == NULL) {
+        /* Only a build without the portable kernels could get here. */
+        qmm_log("no kernel in this build is supported on this CPU");
+        return QMM_ERR_UNSUPPORTED;
+    }
     *out = k;
     return QMM_OK;
+}
+
+int qmm_runs_transposed(size_t m, size_t n)
+{
+    return m == 1 && n > 1;
+}
+
+qmm_status qmm_choose_for_call(size_t m, size_t n, const qmm_kernel **out)
+{
+    return qmm_runs_transposed(m, n) ? qmm_choose_kernel(n, m, out)
+                                     : qmm_choose_kernel(m, n, out);
 }

@@ -25,6 +25,8 @@ qmm_status qmm_i8_i32_strided(size_t m, size_t n, size_t k,
         write_zeros(m, n, c, rsc, csc);
         return QMM_OK;
     }
+    if (qmm_runs_transposed(m, n))
+        return qmm_i8_i32_strided(n, m, k, b, csb, rsb, a, csa, rsa, c, csc, rsc);
     const qmm_kernel *kern;
     st = qmm_choose_kernel(m, n, &kern);
     if (st != QMM_OK)

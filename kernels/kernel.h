@@ -4,8 +4,8 @@
  * Microkernel contract (BLIS style): given the padded depth kp, one packed A
  * panel (mr rows, in a_format) and one packed B panel (nr columns, in
  * b_format), compute the full mr x nr int32 tile and store it, overwriting,
- * at c[i*rsc + j*csc]. kp is a multiple of both formats' kr and may be 0
- * (the tile is then zeros). Packed panels are zero-padded, so the kernel never
+ * at c[i*rsc + j*csc]. Both formats have the same kr, and kp is a multiple
+ * of it; kp may be 0 (the tile is then zeros). Packed panels are zero-padded, so the kernel never
  * handles partial tiles: the driver hands it a scratch tile at the edges of C.
  *
  * Adding a kernel: one source file that defines its descriptor, and one line

@@ -52,15 +52,32 @@ static void selection_here(void)
         CHECK(k->is_supported_here(), "n=%zu: chose unsupported %s", ns[i], k->name);
         CHECK((k->nr == 1) == (ns[i] == 1), "n=%zu: chose %s (nr=%u) for the wrong role",
               ns[i], k->name, k->nr);
-        printf("m=256 n=%-9s -> %s\n", ns[i] == QMM_SELECT_N_SYMBOLIC ? "symbolic" : "",
-               k->name);
+        if (ns[i] == QMM_SELECT_N_SYMBOLIC)
+            printf("m=256 n=symbolic -> %s\n", k->name);
+        else
+            printf("m=256 n=%zu -> %s\n", ns[i], k->name);
         checks++;
     }
+}
+
+/* A one-shot single-row product runs transposed, on a GEMV kernel. */
+static void single_row(void)
+{
+    const qmm_kernel *k;
+    CHECK(qmm_runs_transposed(1, 384) && !qmm_runs_transposed(1, 1) &&
+              !qmm_runs_transposed(2, 384),
+          "single-row rule");
+    CHECK(qmm_choose_for_call(1, 384, &k) == QMM_OK && k->nr == 1,
+          "1 x 384 product does not run on a GEMV kernel");
+    CHECK(qmm_choose_for_call(384, 384, &k) == QMM_OK && k->nr > 1,
+          "384 x 384 product does not run on a matrix kernel");
+    checks++;
 }
 
 int main(void)
 {
     descriptors();
     selection_here();
+    single_row();
     return test_finish("test_registry", checks);
 }

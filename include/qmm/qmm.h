@@ -81,7 +81,7 @@ QMM_API qmm_status qmm_i8_i32_strided(size_t m, size_t n, size_t k,
 
 /* Every kernel compiled into this build, supported here or not. */
 typedef struct qmm_kernel_info {
-    const char *name;       /* unique, e.g. "generic_mmm_i8i32_4x4" */
+    const char *name;       /* unique, e.g. "generic_mmm_i8i32_4x16" */
     const char *isa;        /* e.g. "generic", "neon", "neon+dotprod", "avx2" */
     unsigned mr, nr;        /* tile: mr rows of A by nr columns of B */
     int supported_here;     /* nonzero if this CPU (and the environment overrides) allow it */
