@@ -1,0 +1,93 @@
+/*
+ * qmm-bench: times qmm on a set of shapes and checks every result. The work
+ * is split by job: options.c reads the command line, run.c times a shape,
+ * reference.c checks a result, report.c prints, kernel_lookup.c lists and
+ * resolves kernels.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dispatch/choose.h"
+#include "kernel_lookup.h"
+#include "options.h"
+#include "report.h"
+#include "run.h"
+
+enum bench_exit {
+    EXIT_ALL_PASSED = 0,
+    EXIT_SOMETHING_FAILED = 1,   /* a check, a call or an allocation */
+    EXIT_BAD_REQUEST = 2,        /* bad arguments, or a kernel that cannot run here */
+};
+
+/* Name the kernel qmm_i8_i32 will use for s. Fails only when QMM_KERNEL
+ * forces a kernel that does not exist or cannot run here. */
+static int name_qmm_choice(bench_shape s, bench_contender *who)
+{
+    const qmm_kernel *k;
+    qmm_status st = qmm_choose_for_call(s.m, s.n, &k);
+    if (st != QMM_OK) {
+        fprintf(stderr, "qmm-bench: QMM_KERNEL=%s: %s\n", getenv("QMM_KERNEL"),
+                qmm_status_str(st));
+        return 0;
+    }
+    who->name = k->name;
+    return 1;
+}
+
+static enum bench_exit run_shapes(const bench_options *opt)
+{
+    /* Every kernel is resolved before anything runs, so that a kernel this
+     * CPU cannot run is refused rather than executed. */
+    bench_contender who[BENCH_MAX_CONTENDERS] = {{0}};
+    size_t count = 1;
+    if (opt->kernel != NULL) {
+        who[0].forced = bench_lookup_kernel("--kernel", opt->kernel);
+        if (who[0].forced == NULL)
+            return EXIT_BAD_REQUEST;
+        who[0].name = who[0].forced->name;
+    }
+    if (opt->vs != NULL) {
+        who[1].forced = bench_lookup_kernel("--vs", opt->vs);
+        if (who[1].forced == NULL)
+            return EXIT_BAD_REQUEST;
+        who[1].name = who[1].forced->name;
+        count = 2;
+    }
+
+    bench_report_begin(opt->csv, who, count);
+    enum bench_exit result = EXIT_ALL_PASSED;
+    for (size_t i = 0; i < opt->shape_count; i++) {
+        bench_shape s = opt->shapes[i];
+        if (opt->kernel == NULL && !name_qmm_choice(s, &who[0]))
+            return EXIT_BAD_REQUEST;
+        bench_shape_result r;
+        if (!bench_run_shape(s, who, count, opt->reps, &r)) {
+            result = EXIT_SOMETHING_FAILED;
+            continue;
+        }
+        bench_report_shape(opt->csv, s, who, count, &r);
+        for (size_t w = 0; w < count; w++)
+            if (!bench_outcome_passed(&r.per[w]))
+                result = EXIT_SOMETHING_FAILED;
+    }
+    return result;
+}
+
+int main(int argc, char **argv)
+{
+    bench_options opt;
+    bench_parse_result parsed = bench_parse_options(argc, argv, &opt);
+    enum bench_exit result = EXIT_ALL_PASSED;
+    if (parsed == BENCH_PARSE_HELP) {
+        bench_print_usage(stdout);
+    } else if (parsed == BENCH_PARSE_ERROR) {
+        bench_print_usage(stderr);
+        result = EXIT_BAD_REQUEST;
+    } else if (opt.list) {
+        bench_print_kernels(stdout, opt.csv);
+    } else {
+        result = run_shapes(&opt);
+    }
+    bench_free_options(&opt);
+    return result;
+}

@@ -1,0 +1,102 @@
+#include "report.h"
+
+#include <stdio.h>
+
+#include "kernel_lookup.h"
+
+/* Widths of the table's columns, header and rows alike. */
+#define SHAPE_WIDTH 16
+
+static double gops(bench_shape s, double seconds)
+{
+    return 2.0 * (double)s.m * (double)s.n * (double)s.k / seconds / 1e9;
+}
+
+static const char *verdict(const bench_outcome *o)
+{
+    return o->status != QMM_OK ? "ERROR" : o->check.wrong != 0 ? "FAIL" : "ok";
+}
+
+void bench_report_begin(int csv, const bench_contender *who, size_t count)
+{
+    if (count == 1 && csv)
+        printf("m,k,n,kernel,reps,median_seconds,gops,check\n");
+    else if (count == 1)
+        printf("%-*s %-*s %6s %12s %9s  %s\n", SHAPE_WIDTH, "shape MxKxN",
+               bench_kernel_name_width(), "kernel", "reps", "median us", "GOPS", "check");
+    else if (csv)
+        printf("m,k,n,kernel_a,kernel_b,reps,median_seconds_a,gops_a,"
+               "median_seconds_b,gops_b,ratio_b_over_a,check_a,check_b\n");
+    else
+        printf("A = %s\nB = %s\n%-*s %6s %12s %9s %12s %9s %7s  %-7s %s\n", who[0].name,
+               who[1].name, SHAPE_WIDTH, "shape MxKxN", "reps", "A median us", "A GOPS",
+               "B median us", "B GOPS", "B/A", "check A", "check B");
+    /* Out before any complaint on stderr, even when stdout is a pipe. */
+    fflush(stdout);
+}
+
+static void print_single(int csv, bench_shape s, const bench_contender *who,
+                         const bench_shape_result *r)
+{
+    const bench_outcome *o = &r->per[0];
+    if (csv) {
+        printf("%zu,%zu,%zu,%s,%zu,%.9g,%.4f,%s\n", s.m, s.k, s.n, who->name, r->reps,
+               o->median_seconds, gops(s, o->median_seconds), verdict(o));
+        return;
+    }
+    char text[BENCH_SHAPE_TEXT_SIZE];
+    bench_format_shape(s, text);
+    printf("%-*s %-*s %6zu %12.1f %9.2f  %s\n", SHAPE_WIDTH, text, bench_kernel_name_width(),
+           who->name, r->reps, o->median_seconds * 1e6, gops(s, o->median_seconds),
+           verdict(o));
+}
+
+static void print_comparison(int csv, bench_shape s, const bench_contender *who,
+                             const bench_shape_result *r)
+{
+    const bench_outcome *x = &r->per[0], *y = &r->per[1];
+    /* Speed of B relative to A: above 1 when B is faster. */
+    double ratio = x->median_seconds / y->median_seconds;
+    if (csv) {
+        printf("%zu,%zu,%zu,%s,%s,%zu,%.9g,%.4f,%.9g,%.4f,%.4f,%s,%s\n", s.m, s.k, s.n,
+               who[0].name, who[1].name, r->reps, x->median_seconds,
+               gops(s, x->median_seconds), y->median_seconds, gops(s, y->median_seconds),
+               ratio, verdict(x), verdict(y));
+        return;
+    }
+    char text[BENCH_SHAPE_TEXT_SIZE];
+    bench_format_shape(s, text);
+    printf("%-*s %6zu %12.1f %9.2f %12.1f %9.2f %7.3f  %-7s %s\n", SHAPE_WIDTH, text,
+           r->reps, x->median_seconds * 1e6, gops(s, x->median_seconds),
+           y->median_seconds * 1e6, gops(s, y->median_seconds), ratio, verdict(x),
+           verdict(y));
+}
+
+static void explain_failure(bench_shape s, const bench_contender *who, const bench_outcome *o)
+{
+    char text[BENCH_SHAPE_TEXT_SIZE];
+    bench_format_shape(s, text);
+    if (o->status != QMM_OK)
+        fprintf(stderr, "qmm-bench: %s %s: the call failed: %s\n", text, who->name,
+                qmm_status_str(o->status));
+    if (o->check.wrong != 0)
+        fprintf(stderr,
+                "qmm-bench: %s %s: %zu of %zu checked entries wrong; first C(%zu,%zu) = "
+                "%ld, expected %ld\n",
+                text, who->name, o->check.wrong, o->check.checked, o->check.i, o->check.j,
+                (long)o->check.got, (long)o->check.want);
+}
+
+void bench_report_shape(int csv, bench_shape s, const bench_contender *who, size_t count,
+                        const bench_shape_result *r)
+{
+    if (count == 1)
+        print_single(csv, s, who, r);
+    else
+        print_comparison(csv, s, who, r);
+    /* Each line as soon as its shape is done, and before any complaint about it. */
+    fflush(stdout);
+    for (size_t w = 0; w < count; w++)
+        if (!bench_outcome_passed(&r->per[w]))
+            explain_failure(s, &who[w], &r->per[w]);
+}

@@ -1,0 +1,18 @@
+/* The results: a table for people, or CSV for scripts, on stdout; the details
+ * of any failure on stderr. */
+#ifndef QMM_BENCH_REPORT_H
+#define QMM_BENCH_REPORT_H
+
+#include <stddef.h>
+
+#include "run.h"
+#include "shapes.h"
+
+/* The header, for count contenders (2: a --vs comparison). */
+void bench_report_begin(int csv, const bench_contender *who, size_t count);
+
+/* One shape's line, and on stderr what went wrong if something did. */
+void bench_report_shape(int csv, bench_shape s, const bench_contender *who, size_t count,
+                        const bench_shape_result *r);
+
+#endif

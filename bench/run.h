@@ -1,0 +1,53 @@
+/*
+ * Timing one shape: random operands, one warm-up call per contender, then the
+ * timed repetitions, contenders interleaved (A, B, A, B, ...) so that clock
+ * and thermal drift hit them alike, and finally the result check.
+ */
+#ifndef QMM_BENCH_RUN_H
+#define QMM_BENCH_RUN_H
+
+#include <stddef.h>
+
+#include "kernels/kernel.h"
+#include "qmm/qmm.h"
+#include "reference.h"
+#include "shapes.h"
+
+/* Repetitions when none are asked for: enough for about
+ * BENCH_TARGET_SECONDS of timed calls per contender, judged from the warm-up,
+ * so that quick shapes still get a stable median; at least BENCH_MIN_REPS, and
+ * at most BENCH_MAX_REPS so that tiny shapes do not spin on call overhead. */
+#define BENCH_TARGET_SECONDS 0.2
+#define BENCH_MIN_REPS 5
+#define BENCH_MAX_REPS 1000
+
+/* At most two: a kernel and the one it is compared with (--vs). */
+#define BENCH_MAX_CONTENDERS 2
+
+/* What computes the product. */
+typedef struct bench_contender {
+    const char *name;           /* the kernel, as the report shows it */
+    const qmm_kernel *forced;   /* NULL: the public qmm_i8_i32 chooses, packing included */
+} bench_contender;
+
+typedef struct bench_outcome {
+    double median_seconds;
+    qmm_status status;          /* of the first call that failed, else QMM_OK */
+    bench_check check;
+} bench_outcome;
+
+typedef struct bench_shape_result {
+    size_t reps;
+    bench_outcome per[BENCH_MAX_CONTENDERS];
+} bench_shape_result;
+
+/* Nonzero when the contender's calls all succeeded and its result matched. */
+int bench_outcome_passed(const bench_outcome *o);
+
+/* Time count contenders on shape s (every size >= 1) for reps repetitions,
+ * or an automatic number when reps == 0. Returns 0 when the operands do not
+ * fit in memory (said on stderr), else 1 with the results in *res. */
+int bench_run_shape(bench_shape s, const bench_contender *who, size_t count, size_t reps,
+                    bench_shape_result *res);
+
+#endif
