@@ -4,5 +4,5 @@
  * registry with QMM_KERNEL defined. The order is what `qmm-bench --list`
  * shows; the selector never depends on it.
  */
-QMM_KERNEL(qmm_generic_mmm_i8i32_4x16)
-QMM_KERNEL(qmm_generic_mmv_i8i32_32x1)
+QMM_KERNEL(qmm_generic_mmm_i8i32_3x4)
+QMM_KERNEL(qmm_generic_mmv_i8i32_4x1)

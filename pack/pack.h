@@ -2,15 +2,26 @@
  * Packing formats: how a panel of r lines (rows of A, or columns of B) is laid
  * out for a microkernel, and the routine that writes one panel.
  *
- * A panel of r lines over padded depth kp (k rounded up to a multiple of kr)
- * stores element (line i, depth p) at index
+ * Every format pads the depth k up to kp, a multiple of its kr, and has one
+ * of two layouts (qmm_pack_index below computes either):
+ *
+ * Interleaved (k_inner == 0): element (line i, depth p) is at index
  *
  *     (p / kr) * r * kr  +  i * kr  +  (p % kr)
  *
  * so that for each block of kr depths, the kr values of line 0 come first,
  * then those of line 1, and so on. kr == 1 is the classic K-outer layout
- * (SMLAL, the portable kernels); kr == 4 with int8 elements is the SDOT
- * layout; kr == 2 with int16 elements feeds vpmaddwd a pair per 32-bit lane.
+ * (SMLAL, broadcast kernels); kr == 4 with int8 elements is the SDOT layout;
+ * kr == 2 with int16 elements feeds vpmaddwd a pair per 32-bit lane.
+ *
+ * K-inner (k_inner == 1): element (line i, depth p) is at index
+ *
+ *     i * kp  +  p
+ *
+ * so that each line's kp depths are contiguous, one line after the other: the
+ * layout of dot-product kernels, whose inner loop is a reduction over depth
+ * that the compiler vectorizes (int16 elements become pmaddwd on SSE2).
+ *
  * Lines past the valid ones and depths past k are zero, so a kernel always
  * computes a full tile over kp without edge logic on its inputs.
  */
@@ -26,10 +37,12 @@ typedef void qmm_pack_fn(unsigned r, size_t kp, const int8_t *src,
 
 typedef struct qmm_pack_format {
     const char *name;
-    unsigned kr;          /* depths stored together per line; kp is a multiple */
+    unsigned kr;          /* interleaved: depths stored together per line;
+                             both layouts: kp is a multiple of kr */
     unsigned elem_bytes;  /* 1: int8 as is; 2: sign-extended to int16 */
     unsigned align;       /* byte alignment of each panel; a power of two */
     qmm_pack_fn *pack;    /* writes one panel in this format */
+    unsigned k_inner;     /* 0: interleaved layout; 1: K-inner layout (see above) */
 } qmm_pack_format;
 
 /* The format table; kernels point at its entries. */
@@ -37,9 +50,21 @@ enum qmm_pack_id {
     QMM_PACK_I8_K1,   /* int8, K-outer */
     QMM_PACK_I8_K4,   /* int8, 4 depths interleaved (SDOT) */
     QMM_PACK_I16_K2,  /* int16, depth pairs (vpmaddwd) */
+    QMM_PACK_I8_KIN16,   /* int8, K-inner, kp a multiple of 16 */
+    QMM_PACK_I16_KIN16,  /* int16, K-inner, kp a multiple of 16 */
     QMM_PACK_COUNT
 };
 extern const qmm_pack_format qmm_pack_formats[QMM_PACK_COUNT];
+
+/* Index, in elements, of (line i, depth p) in a panel of r lines at padded
+ * depth kp: the layout formulas above. */
+static inline size_t qmm_pack_index(const qmm_pack_format *f, unsigned r, size_t kp,
+                                    unsigned i, size_t p)
+{
+    if (f->k_inner)
+        return (size_t)i * kp + p;
+    return p / f->kr * r * f->kr + (size_t)i * f->kr + p % f->kr;
+}
 
 /* Depth k rounded up to the format's multiple; 0 on overflow (only when k > 0). */
 size_t qmm_pack_padded_depth(const qmm_pack_format *f, size_t k);

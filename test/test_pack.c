@@ -1,6 +1,6 @@
 /*
- * Every packing format in the table against the layout formula of
- * pack/pack.h, from sources in every stride pattern, with partial panels and
+ * Every packing format in the table against the layout formulas of
+ * pack/pack.h (qmm_pack_index), from sources in every stride pattern, with partial panels and
  * depths that need padding.
  */
 #include <stdlib.h>
@@ -36,7 +36,7 @@ static void one(const qmm_pack_format *f, unsigned r, unsigned lines, size_t k,
     size_t bad = 0;
     for (size_t p = 0; p < kp; p++)
         for (unsigned i = 0; i < r; i++) {
-            size_t at = (p / f->kr) * r * f->kr + (size_t)i * f->kr + p % f->kr;
+            size_t at = qmm_pack_index(f, r, kp, i, p);
             int got = f->elem_bytes == 1 ? ((int8_t *)dst)[at] : ((int16_t *)dst)[at];
             bad += got != expected(&src, lines, k, i, p);
         }

@@ -79,9 +79,49 @@ QMM_API qmm_status qmm_i8_i32_strided(size_t m, size_t n, size_t k,
                               const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
                               int32_t *c, ptrdiff_t rsc, ptrdiff_t csc);
 
+/*
+ * Plans: choose kernels once, pack A (the weights) once, run many times.
+ *
+ * A plan is made for m and k and for n, which may be QMM_N_SYMBOLIC when the
+ * number of columns of B is only known at run time. A plan with concrete n
+ * runs only that n; a symbolic plan runs any n >= 1, on a matrix kernel
+ * (nr > 1) for n > 1 and on a matrix-vector kernel (nr == 1) for n == 1, with A
+ * packed for both when they read different formats.
+ *
+ * qmm_i8_i32 is a one-shot plan. After qmm_plan_pack_a a plan is immutable:
+ * qmm_plan_run may be called from several threads at once on one plan.
+ * Arguments follow the rules at the top of this file: qmm_plan_pack_a checks
+ * A's (lda >= k), qmm_plan_run checks B's and C's (ldb >= n, ldc >= n, C not
+ * overlapping B).
+ */
+#define QMM_N_SYMBOLIC ((size_t)-1)   /* n unknown when the plan is made */
+typedef struct qmm_plan qmm_plan;
+
+/* Choose kernels for C[m×n] = A[m×k]·B[k×n]; n may be QMM_N_SYMBOLIC.
+ * *plan is set only on success. QMM_ERR_INVALID_ARG for a NULL plan pointer or
+ * sizes over PTRDIFF_MAX; QMM_ERR_UNKNOWN_KERNEL or QMM_ERR_UNSUPPORTED when
+ * QMM_KERNEL names a kernel that does not exist or cannot run here. */
+QMM_API qmm_status qmm_plan_create(qmm_plan **plan, size_t m, size_t n, size_t k);
+
+/* Name of the kernel that a run with this concrete n uses (NULL if n is not valid for the plan). */
+QMM_API const char *qmm_plan_kernel_name(const qmm_plan *plan, size_t n);
+
+/* Pack A (the weights) once; later runs reuse it. A second call on the same
+ * plan is QMM_ERR_INVALID_ARG (make a new plan for new weights). */
+QMM_API qmm_status qmm_plan_pack_a(qmm_plan *plan, const int8_t *a, size_t lda);
+
+/* Run with the packed A. n must equal the plan's n unless the plan is symbolic.
+ * QMM_ERR_INVALID_ARG before qmm_plan_pack_a, for an n the plan cannot run,
+ * or for B and C arguments that break the rules. */
+QMM_API qmm_status qmm_plan_run(const qmm_plan *plan, size_t n, const int8_t *b, size_t ldb,
+                                int32_t *c, size_t ldc);
+
+/* Frees the plan and its packed A; NULL is allowed. */
+QMM_API void qmm_plan_destroy(qmm_plan *plan);
+
 /* Every kernel compiled into this build, supported here or not. */
 typedef struct qmm_kernel_info {
-    const char *name;       /* unique, e.g. "generic_mmm_i8i32_4x16" */
+    const char *name;       /* unique, e.g. "generic_mmm_i8i32_3x4" */
     const char *isa;        /* e.g. "generic", "neon", "neon+dotprod", "avx2" */
     unsigned mr, nr;        /* tile: mr rows of A by nr columns of B */
     int supported_here;     /* nonzero if this CPU (and the environment overrides) allow it */
