@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dispatch/args.h"
-#include "dispatch/driver.h"
+#include "dispatch/plan.h"
 #include "rng.h"
 #include "timing.h"
 
@@ -19,20 +18,15 @@ int bench_outcome_passed(const bench_outcome *o)
     return o->status == QMM_OK && o->check.wrong == 0;
 }
 
-/* C = A.B, all row-major and packed. A forced kernel goes through the same
- * argument check as the public call, both because qmm_drive trusts its
- * arguments and so that both paths time the same work; qmm_drive needs
- * k > 0, which the bench's shapes guarantee. */
+/* C = A.B, all row-major, packing included: through the public call, or
+ * through the same one-shot plan with the kernel forced. */
 static qmm_status multiply(const bench_contender *who, bench_shape s, const int8_t *a,
                            const int8_t *b, int32_t *c)
 {
     if (who->forced == NULL)
         return qmm_i8_i32(s.m, s.n, s.k, a, s.k, b, s.n, c, s.n);
-    ptrdiff_t lda = (ptrdiff_t)s.k, ldb = (ptrdiff_t)s.n, ldc = (ptrdiff_t)s.n;
-    qmm_status st = qmm_check_args(s.m, s.n, s.k, a, lda, 1, b, ldb, 1, c, ldc, 1);
-    if (st != QMM_OK)
-        return st;
-    return qmm_drive(who->forced, s.m, s.n, s.k, a, lda, 1, b, ldb, 1, c, ldc, 1);
+    return qmm_product(who->forced, s.m, s.n, s.k, a, (ptrdiff_t)s.k, 1, b, (ptrdiff_t)s.n, 1,
+                       c, (ptrdiff_t)s.n, 1);
 }
 
 /* One call, its duration in seconds; a failure is kept in o->status. */

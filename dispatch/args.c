@@ -68,15 +68,30 @@ static qmm_status invalid(const char *why)
     return QMM_ERR_INVALID_ARG;
 }
 
-qmm_status qmm_check_args(size_t m, size_t n, size_t k,
-                          const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa,
-                          const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
-                          const int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
+static int sizes_fit(size_t a, size_t b)
 {
-    if (m == 0 || n == 0)
-        return QMM_OK;
-    if (m > PTRDIFF_MAX || n > PTRDIFF_MAX || k > PTRDIFF_MAX)
-        return invalid("m, n and k must be at most PTRDIFF_MAX");
+    return a <= PTRDIFF_MAX && b <= PTRDIFF_MAX;
+}
+
+/* An input with at least one element: not NULL, and a span that fits. */
+static qmm_status input_span(const char *name, const int8_t *p, size_t rows, size_t cols,
+                             ptrdiff_t rs, ptrdiff_t cs, span *out)
+{
+    if (p == NULL) {
+        qmm_log("invalid argument: %s is NULL", name);
+        return QMM_ERR_INVALID_ARG;
+    }
+    if (!operand_span(p, rows, cols, rs, cs, sizeof *p, out)) {
+        qmm_log("invalid argument: %s's extent overflows the address space", name);
+        return QMM_ERR_INVALID_ARG;
+    }
+    return QMM_OK;
+}
+
+/* The output, m, n > 0: not NULL, distinct elements, a span that fits. */
+static qmm_status output_span(size_t m, size_t n, const int32_t *c, ptrdiff_t rsc,
+                              ptrdiff_t csc, span *out)
+{
     if (c == NULL)
         return invalid("C is NULL");
     if (rsc == 0 || csc == 0)
@@ -84,22 +99,69 @@ qmm_status qmm_check_args(size_t m, size_t n, size_t k,
     if (!c_elements_distinct(m, n, rsc, csc))
         return invalid("C's strides make two elements share memory "
                        "(need |rsc| >= n*|csc| or |csc| >= m*|rsc|)");
-    span cs, as, bs;
-    if (!operand_span(c, m, n, rsc, csc, sizeof *c, &cs))
+    if (!operand_span(c, m, n, rsc, csc, sizeof *c, out))
         return invalid("C's extent overflows the address space");
-    if (k == 0)
-        return QMM_OK;
-    if (a == NULL)
-        return invalid("A is NULL");
-    if (b == NULL)
-        return invalid("B is NULL");
-    if (!operand_span(a, m, k, rsa, csa, sizeof *a, &as))
-        return invalid("A's extent overflows the address space");
-    if (!operand_span(b, k, n, rsb, csb, sizeof *b, &bs))
-        return invalid("B's extent overflows the address space");
-    if (overlap(cs, as))
-        return invalid("C overlaps A");
-    if (overlap(cs, bs))
-        return invalid("C overlaps B");
     return QMM_OK;
+}
+
+qmm_status qmm_check_a(size_t m, size_t k, const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa)
+{
+    span as;
+    if (m == 0 || k == 0)
+        return QMM_OK;
+    if (!sizes_fit(m, k))
+        return invalid("m and k must be at most PTRDIFF_MAX");
+    return input_span("A", a, m, k, rsa, csa, &as);
+}
+
+/* B and C, with C's span in *cs when both are non-empty. */
+static qmm_status check_b_c(size_t m, size_t n, size_t k, const int8_t *b, ptrdiff_t rsb,
+                            ptrdiff_t csb, const int32_t *c, ptrdiff_t rsc, ptrdiff_t csc,
+                            span *cs)
+{
+    if (!sizes_fit(m, n) || k > PTRDIFF_MAX)
+        return invalid("m, n and k must be at most PTRDIFF_MAX");
+    qmm_status st = output_span(m, n, c, rsc, csc, cs);
+    if (st != QMM_OK || k == 0)
+        return st;
+    span bs;
+    st = input_span("B", b, k, n, rsb, csb, &bs);
+    if (st == QMM_OK && overlap(*cs, bs))
+        return invalid("C overlaps B");
+    return st;
+}
+
+qmm_status qmm_check_b_c(size_t m, size_t n, size_t k, const int8_t *b, ptrdiff_t rsb,
+                         ptrdiff_t csb, const int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
+{
+    span cs;
+    if (m == 0 || n == 0)
+        return QMM_OK;
+    return check_b_c(m, n, k, b, rsb, csb, c, rsc, csc, &cs);
+}
+
+qmm_status qmm_check_args(size_t m, size_t n, size_t k,
+                          const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa,
+                          const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
+                          const int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
+{
+    span cs, as;
+    if (m == 0 || n == 0)
+        return QMM_OK;
+    qmm_status st = check_b_c(m, n, k, b, rsb, csb, c, rsc, csc, &cs);
+    if (st != QMM_OK || k == 0)
+        return st;
+    st = input_span("A", a, m, k, rsa, csa, &as);
+    if (st == QMM_OK && overlap(cs, as))
+        return invalid("C overlaps A");
+    return st;
+}
+
+int qmm_leading_dim_ok(size_t ld, size_t cols, const char *name)
+{
+    if (ld >= cols && ld <= PTRDIFF_MAX)
+        return 1;
+    qmm_log("invalid argument: %s = %zu, need %zu <= %s <= PTRDIFF_MAX", name, ld, cols,
+            name);
+    return 0;
 }

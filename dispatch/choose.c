@@ -23,6 +23,8 @@ qmm_status qmm_kernel_by_name(const char *name, const qmm_kernel **out)
     return QMM_OK;
 }
 
+/* Under QMM_VERBOSE: every candidate for the shape, why each one was
+ * filtered or lost, and the kernel chosen. */
 static void log_choice(size_t m, size_t n, const qmm_kernel *chosen)
 {
     if (!qmm_verbose())
@@ -32,13 +34,18 @@ static void log_choice(size_t m, size_t n, const qmm_kernel *chosen)
         snprintf(nbuf, sizeof nbuf, "symbolic");
     else
         snprintf(nbuf, sizeof nbuf, "%zu", n);
-    qmm_log("select for m=%zu n=%s:", m, nbuf);
+    qmm_log("select for m=%zu n=%s (%s role):", m, nbuf, n == 1 ? "GEMV" : "matrix");
     for (size_t i = 0; i < qmm_registry_count(); i++) {
         const qmm_kernel *k = qmm_registry_at(i);
-        qmm_log("  %-28s %-14s %ux%-3u rank %-3u %s", k->name, k->isa, k->mr, k->nr,
-                k->rank, !k->is_supported_here() ? "filtered: not supported here"
-                         : k == chosen           ? "chosen"
-                                                 : "candidate");
+        char why[96];
+        if (!k->is_supported_here())
+            snprintf(why, sizeof why, "filtered: not supported here (needs %s)", k->isa);
+        else if (k == chosen)
+            snprintf(why, sizeof why, "CHOSEN");
+        else
+            snprintf(why, sizeof why, "lost on %s", qmm_select_why(chosen, k, m, n));
+        qmm_log("  %-28s %-14s %3ux%-3u rank %-3u %s", k->name, k->isa, k->mr, k->nr, k->rank,
+                why);
     }
 }
 

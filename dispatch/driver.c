@@ -1,9 +1,7 @@
 #include "driver.h"
 
 #include <stdlib.h>
-#include <string.h>
 
-#include "log.h"
 
 /* Cache targets for blocking; generous on purpose, they only need to keep a
  * block of A in L2 and a block of B in the last-level cache. */
@@ -107,25 +105,4 @@ qmm_status qmm_run_packed_a(const qmm_kernel *kern, size_t m, size_t n, size_t k
     }
     free(pb);
     return QMM_OK;
-}
-
-qmm_status qmm_drive(const qmm_kernel *kern, size_t m, size_t n, size_t k,
-                     const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa,
-                     const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
-                     int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
-{
-    size_t kp = qmm_kernel_depth(kern, k);
-    size_t bytes = kp == 0 ? 0 : qmm_packed_a_bytes(kern, m, kp);
-    if (bytes == 0 || qmm_pack_panel_bytes(kern->b_format, kern->nr, kp) == 0) {
-        qmm_log("invalid argument: packing m=%zu k=%zu for %s overflows size_t", m, k,
-                kern->name);
-        return QMM_ERR_INVALID_ARG;
-    }
-    void *pa = aligned_alloc(kern->a_format->align, bytes);
-    if (pa == NULL)
-        return QMM_ERR_NO_MEMORY;
-    qmm_pack_a(kern, m, k, kp, a, rsa, csa, pa);
-    qmm_status st = qmm_run_packed_a(kern, m, n, k, kp, pa, b, rsb, csb, c, rsc, csc);
-    free(pa);
-    return st;
 }

@@ -34,11 +34,4 @@ qmm_status qmm_run_packed_a(const qmm_kernel *kern, size_t m, size_t n, size_t k
                             const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
                             int32_t *c, ptrdiff_t rsc, ptrdiff_t csc);
 
-/* Pack A, then run: a one-shot product with a chosen kernel. Arguments must
- * have been validated (dispatch/args.h) and k must be > 0. */
-qmm_status qmm_drive(const qmm_kernel *kern, size_t m, size_t n, size_t k,
-                     const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa,
-                     const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
-                     int32_t *c, ptrdiff_t rsc, ptrdiff_t csc);
-
 #endif

@@ -57,16 +57,40 @@ static int by_name(const qmm_kernel *x, const qmm_kernel *y, shape s)
     return -strcmp(x->name, y->name);
 }
 
-static criterion *const criteria[] = {by_role, by_fit, by_rank, by_area, by_name};
+static const struct {
+    criterion *compare;
+    const char *name;
+} criteria[] = {
+    {by_role, "role"},
+    {by_fit, "fit"},
+    {by_rank, "rank"},
+    {by_area, "tile area"},
+    {by_name, "name"},
+};
+enum { CRITERIA = sizeof criteria / sizeof criteria[0] };
+
+/* Index of the criterion that tells x and y apart, CRITERIA if none; *d > 0
+ * when it prefers x. */
+static size_t deciding(const qmm_kernel *x, const qmm_kernel *y, shape s, int *d)
+{
+    for (size_t i = 0; i < CRITERIA; i++)
+        if ((*d = criteria[i].compare(x, y, s)) != 0)
+            return i;
+    return CRITERIA;
+}
 
 static int better(const qmm_kernel *x, const qmm_kernel *y, shape s)
 {
-    for (size_t i = 0; i < sizeof criteria / sizeof criteria[0]; i++) {
-        int d = criteria[i](x, y, s);
-        if (d != 0)
-            return d > 0;
-    }
-    return 0;
+    int d;
+    return deciding(x, y, s, &d) < CRITERIA && d > 0;
+}
+
+const char *qmm_select_why(const qmm_kernel *winner, const qmm_kernel *loser, size_t m,
+                           size_t n)
+{
+    int d;
+    size_t i = deciding(winner, loser, (shape){m, n}, &d);
+    return i < CRITERIA ? criteria[i].name : "identical";
 }
 
 const qmm_kernel *qmm_select(const qmm_kernel *const *cands, size_t count, size_t m,

@@ -28,4 +28,9 @@
 const qmm_kernel *qmm_select(const qmm_kernel *const *cands, size_t count, size_t m,
                              size_t n);
 
+/* Name of the first criterion that separates winner from loser ("role",
+ * "fit", "rank", "tile area", "name"): why the selector preferred winner. */
+const char *qmm_select_why(const qmm_kernel *winner, const qmm_kernel *loser, size_t m,
+                           size_t n);
+
 #endif

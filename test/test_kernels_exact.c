@@ -1,27 +1,25 @@
 /*
  * Every kernel supported here, bit-exact against the reference: first a single
  * tile straight through the microkernel (the contract of kernels/kernel.h),
- * then the whole exactness suite through the driver with that kernel forced.
+ * then the whole exactness suite through a one-shot plan with that kernel forced.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "dispatch/args.h"
 #include "dispatch/driver.h"
+#include "dispatch/plan.h"
 #include "dispatch/registry.h"
 #include "support/exact_suite.h"
 #include "support/testlib.h"
 
 static const qmm_kernel *current;
 
-static qmm_status drive_current(size_t m, size_t n, size_t k, const int8_t *a, ptrdiff_t rsa,
-                                ptrdiff_t csa, const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
-                                int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
+static qmm_status product_on_current(size_t m, size_t n, size_t k, const int8_t *a,
+                                     ptrdiff_t rsa, ptrdiff_t csa, const int8_t *b,
+                                     ptrdiff_t rsb, ptrdiff_t csb, int32_t *c, ptrdiff_t rsc,
+                                     ptrdiff_t csc)
 {
-    qmm_status st = qmm_check_args(m, n, k, a, rsa, csa, b, rsb, csb, c, rsc, csc);
-    if (st != QMM_OK)
-        return st;
-    return qmm_drive(current, m, n, k, a, rsa, csa, b, rsb, csb, c, rsc, csc);
+    return qmm_product(current, m, n, k, a, rsa, csa, b, rsb, csb, c, rsc, csc);
 }
 
 /* One microkernel call on panels packed from random operands with mv <= mr
@@ -93,7 +91,7 @@ int main(void)
         test_seed(i + 1);
         long before = checks;
         checks += tiles(current);
-        checks += exact_suite_run(current->name, drive_current, NULL);
+        checks += exact_suite_run(current->name, product_on_current, NULL);
         printf("%-28s %ld checks\n", current->name, checks - before);
         ran++;
     }
