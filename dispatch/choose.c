@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cpu.h"
 #include "log.h"
 #include "registry.h"
 #include "select.h"
@@ -29,6 +30,8 @@ static void log_choice(size_t m, size_t n, const qmm_kernel *chosen)
 {
     if (!qmm_verbose())
         return;
+    /* Detection logs the features (once) before the first explanation. */
+    qmm_cpu_features();
     char nbuf[32];
     if (n == QMM_SELECT_N_SYMBOLIC)
         snprintf(nbuf, sizeof nbuf, "symbolic");

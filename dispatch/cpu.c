@@ -20,13 +20,22 @@ const size_t qmm_cpu_feature_name_count =
 static unsigned features;
 static pthread_once_t features_once = PTHREAD_ONCE_INIT;
 
+/* Case-insensitive: QMM_DISABLE=AVX2 means what the user meant. */
+static int same_name(const char *known, const char *name, size_t len)
+{
+    if (strlen(known) != len)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if (tolower((unsigned char)name[i]) != known[i])
+            return 0;
+    return 1;
+}
+
 static unsigned feature_bit(const char *name, size_t len)
 {
-    for (size_t i = 0; i < qmm_cpu_feature_name_count; i++) {
-        const char *n = qmm_cpu_feature_names[i].name;
-        if (strlen(n) == len && strncmp(n, name, len) == 0)
+    for (size_t i = 0; i < qmm_cpu_feature_name_count; i++)
+        if (same_name(qmm_cpu_feature_names[i].name, name, len))
             return qmm_cpu_feature_names[i].bit;
-    }
     return 0;
 }
 

@@ -33,8 +33,8 @@ int qmm_cpu_has(unsigned mask);
 /* The features in effect: detected minus disabled. */
 unsigned qmm_cpu_features(void);
 
-/* Parse a QMM_DISABLE-style list ("avx2,dotprod"; spaces allowed, empty
- * entries ignored) into feature bits. Returns the number of names it did not
+/* Parse a QMM_DISABLE-style list ("avx2,dotprod"; any case, spaces allowed,
+ * empty entries ignored) into feature bits. Returns the number of names it did not
  * know; the first one is copied to unknown (truncated to unknown_size). */
 size_t qmm_cpu_parse_feature_list(const char *list, unsigned *bits,
                                   char *unknown, size_t unknown_size);

@@ -1,0 +1,223 @@
+/*
+ * The environment controls, valid and invalid values. Each mode is its own
+ * process (the library reads its environment once): `test_env <mode>` sets
+ * the variables, then checks what the library does with them.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dispatch/cpu.h"
+#include "dispatch/registry.h"
+#include "support/testlib.h"
+
+static long checks;
+
+/* Features qmm uses, as the environment leaves them, against the hardware. */
+static void expect_features(unsigned absent, const char *why)
+{
+    unsigned hw = qmm_cpu_detect_hardware(), got = qmm_cpu_features();
+    CHECK(got == (hw & ~absent), "%s: features 0x%x, hardware 0x%x, expected 0x%x", why, got,
+          hw, hw & ~absent);
+    for (size_t i = 0; i < qmm_registry_count(); i++) {
+        const qmm_kernel *k = qmm_registry_at(i);
+        CHECK(qmm_kernel_at(i)->supported_here == (k->is_supported_here() != 0),
+              "%s: %s listed inconsistently", why, k->name);
+    }
+    printf("%s: hardware 0x%x, in effect 0x%x\n", why, hw, got);
+    checks++;
+}
+
+static unsigned bits(const char *list)
+{
+    unsigned b;
+    char unknown[32];
+    qmm_cpu_parse_feature_list(list, &b, unknown, sizeof unknown);
+    return b;
+}
+
+static void disable_list(void)
+{
+    setenv("QMM_DISABLE", "avx2,fma", 1);
+    expect_features(QMM_CPU_AVX2 | QMM_CPU_FMA, "QMM_DISABLE=avx2,fma");
+}
+
+static void disable_messy(void)
+{
+    /* Spaces, empty entries, case, and names that mean nothing. */
+    setenv("QMM_DISABLE", " DotProd , bogus,,AVX2,", 1);
+    expect_features(QMM_CPU_DOTPROD | QMM_CPU_AVX2, "QMM_DISABLE with junk");
+    char unknown[32] = "";
+    unsigned b;
+    CHECK(qmm_cpu_parse_feature_list("neon,what,ever", &b, unknown, sizeof unknown) == 2 &&
+              b == QMM_CPU_NEON && strcmp(unknown, "what") == 0,
+          "parse: unknown names not reported");
+    CHECK(bits("") == 0 && bits(",, ,") == 0 && bits("i8mm") == QMM_CPU_I8MM,
+          "parse: edge cases");
+    checks++;
+}
+
+static void dotprod_disable(void)
+{
+    setenv("QMM_DOTPROD_DISABLE", "1", 1);
+    expect_features(QMM_CPU_DOTPROD, "QMM_DOTPROD_DISABLE=1");
+}
+
+static void dotprod_disable_invalid(void)
+{
+    setenv("QMM_DOTPROD_DISABLE", "yes", 1);
+    expect_features(0, "QMM_DOTPROD_DISABLE=yes (ignored)");
+}
+
+static void kernel_unknown(void)
+{
+    setenv("QMM_KERNEL", "no_such_kernel", 1);
+    int8_t a[4] = {1, 2, 3, 4}, b[4] = {1, 2, 3, 4};
+    int32_t c[4] = {7, 7, 7, 7};
+    qmm_plan *plan = NULL;
+    CHECK(qmm_i8_i32(2, 2, 2, a, 2, b, 2, c, 2) == QMM_ERR_UNKNOWN_KERNEL, "one-shot call");
+    CHECK(c[0] == 7 && c[3] == 7, "refused call wrote C");
+    CHECK(qmm_plan_create(&plan, 2, 2, 2) == QMM_ERR_UNKNOWN_KERNEL && plan == NULL,
+          "plan with an unknown QMM_KERNEL");
+    checks++;
+}
+
+/* Every kernel forced in turn would need a process each; forcing the GEMV
+ * kernel for matrix products is the interesting one: it is never chosen for
+ * n > 1 otherwise, and must still be exact. */
+static void kernel_forced_gemv(void)
+{
+    const qmm_kernel *gemv = NULL;
+    for (size_t i = 0; i < qmm_registry_count(); i++)
+        if (qmm_registry_at(i)->nr == 1 && qmm_registry_at(i)->is_supported_here())
+            gemv = qmm_registry_at(i);
+    CHECK(gemv != NULL, "no supported GEMV kernel");
+    if (gemv == NULL)
+        return;
+    setenv("QMM_KERNEL", gemv->name, 1);
+    qmm_plan *plan;
+    CHECK(qmm_plan_create(&plan, 9, QMM_N_SYMBOLIC, 11) == QMM_OK, "plan");
+    CHECK(strcmp(qmm_plan_kernel_name(plan, 1), gemv->name) == 0 &&
+              strcmp(qmm_plan_kernel_name(plan, 5), gemv->name) == 0,
+          "QMM_KERNEL not used for every role");
+    test_matrix a = test_matrix_new(9, 11, 1, LAYOUT_ROW, 0);
+    test_matrix b = test_matrix_new(11, 5, 1, LAYOUT_ROW, 0);
+    test_matrix c = test_matrix_new(9, 5, 4, LAYOUT_ROW, 0);
+    test_matrix_fill_random_i8(&a);
+    test_matrix_fill_random_i8(&b);
+    int32_t ref[45];
+    test_reference(&a, &b, ref);
+    CHECK(qmm_plan_pack_a(plan, a.base, 11) == QMM_OK &&
+              qmm_plan_run(plan, 5, b.base, 5, c.base, 5) == QMM_OK,
+          "forced run");
+    test_compare("forced GEMV kernel, n=5", &c, ref);
+    /* Read once: changing the variable now changes nothing. */
+    setenv("QMM_KERNEL", "no_such_kernel", 1);
+    CHECK(qmm_i8_i32(9, 5, 11, a.base, 11, b.base, 5, c.base, 5) == QMM_OK,
+          "QMM_KERNEL was read again after the first use");
+    qmm_plan_destroy(plan);
+    test_matrix_free(&a);
+    test_matrix_free(&b);
+    test_matrix_free(&c);
+    checks++;
+}
+
+/* Calls that have something to say: a symbolic plan and a refused call. */
+static void talkative_calls(void)
+{
+    int8_t a[64] = {1}, b[64] = {2};
+    int32_t c[64];
+    qmm_plan *plan;
+    if (qmm_plan_create(&plan, 8, QMM_N_SYMBOLIC, 8) == QMM_OK)
+        qmm_plan_destroy(plan);
+    qmm_i8_i32(8, 8, 8, a, 7, b, 8, c, 8);
+}
+
+/* Runs talkative_calls with stderr in a file; returns what was written. */
+static char *stderr_of_calls(void)
+{
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    FILE *f = tmpfile();
+    if (saved < 0 || f == NULL || dup2(fileno(f), STDERR_FILENO) < 0)
+        abort();
+    talkative_calls();
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    struct stat st;
+    fstat(fileno(f), &st);
+    char *text = calloc((size_t)st.st_size + 1, 1);
+    rewind(f);
+    if (text == NULL || fread(text, 1, (size_t)st.st_size, f) != (size_t)st.st_size)
+        abort();
+    fclose(f);
+    return text;
+}
+
+static void verbose(void)
+{
+    setenv("QMM_VERBOSE", "1", 1);
+    char *text = stderr_of_calls();
+    static const char *const expected[] = {"cpu feature", "select for m=8 n=symbolic",
+                                           "GEMV role", "CHOSEN", "lost on role",
+                                           "matrix (n > 1) role runs",
+                                           "invalid argument: lda = 7"};
+    for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
+        CHECK(strstr(text, expected[i]) != NULL, "QMM_VERBOSE=1 did not say \"%s\":\n%s",
+              expected[i], text);
+    free(text);
+    checks++;
+}
+
+static void quiet(const char *value)
+{
+    if (value != NULL)
+        setenv("QMM_VERBOSE", value, 1);
+    else
+        unsetenv("QMM_VERBOSE");
+    char *text = stderr_of_calls();
+    CHECK(text[0] == '\0', "QMM_VERBOSE=%s: the library wrote to stderr:\n%s",
+          value ? value : "(unset)", text);
+    free(text);
+    checks++;
+}
+
+static void quiet_unset(void) { quiet(NULL); }
+static void quiet_zero(void) { quiet("0"); }
+static void quiet_junk(void) { quiet("yes"); }
+
+static const struct {
+    const char *name;
+    void (*run)(void);
+} modes[] = {
+    {"disable-list", disable_list},
+    {"disable-messy", disable_messy},
+    {"dotprod-disable", dotprod_disable},
+    {"dotprod-disable-invalid", dotprod_disable_invalid},
+    {"kernel-unknown", kernel_unknown},
+    {"kernel-forced-gemv", kernel_forced_gemv},
+    {"verbose", verbose},
+    {"quiet-unset", quiet_unset},
+    {"quiet-zero", quiet_zero},
+    {"quiet-junk", quiet_junk},
+};
+
+int main(int argc, char **argv)
+{
+    static const char *const vars[] = {"QMM_DISABLE", "QMM_DOTPROD_DISABLE", "QMM_KERNEL",
+                                       "QMM_VERBOSE"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        unsetenv(vars[i]);
+    for (size_t i = 0; argc == 2 && i < sizeof modes / sizeof modes[0]; i++)
+        if (strcmp(argv[1], modes[i].name) == 0) {
+            modes[i].run();
+            return test_finish(argv[1], checks);
+        }
+    fprintf(stderr, "usage: test_env <mode>; modes:");
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        fprintf(stderr, " %s", modes[i].name);
+    fputc('\n', stderr);
+    return 2;
+}
