@@ -3,14 +3,34 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "qmm/qmm.h"
 
-#define QMM_KERNEL(sym) extern const qmm_kernel sym;
+/* Each line of the list becomes the kernel's code declaration, its
+ * is_supported_here() and its descriptor. */
+#define QMM_KERNEL(name_, isa_, mr_, nr_, rank_, a_format_, b_format_, features_)      \
+    qmm_ukernel_fn qmm_##name_##_run;                                                  \
+    static int name_##_is_supported_here(void)                                         \
+    {                                                                                  \
+        return qmm_cpu_has(features_);                                                 \
+    }                                                                                  \
+    static const qmm_kernel name_##_descriptor = {                                     \
+        .name = #name_,                                                                \
+        .isa = isa_,                                                                   \
+        .mr = mr_,                                                                     \
+        .nr = nr_,                                                                     \
+        .rank = rank_,                                                                 \
+        .a_format = &qmm_pack_formats[a_format_],                                      \
+        .b_format = &qmm_pack_formats[b_format_],                                      \
+        .features = features_,                                                         \
+        .is_supported_here = name_##_is_supported_here,                                \
+        .run = qmm_##name_##_run,                                                      \
+    };
 #include "kernel_list.h"
 #undef QMM_KERNEL
 
 static const qmm_kernel *const registry[] = {
-#define QMM_KERNEL(sym) &sym,
+#define QMM_KERNEL(name_, ...) &name_##_descriptor,
 #include "kernel_list.h"
 #undef QMM_KERNEL
 };

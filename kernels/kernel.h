@@ -8,8 +8,9 @@
  * of it; kp may be 0 (the tile is then zeros). Packed panels are zero-padded, so the kernel never
  * handles partial tiles: the driver hands it a scratch tile at the edges of C.
  *
- * Adding a kernel: one source file that defines its descriptor, and one line
- * in dispatch/kernel_list.h.
+ * Adding a kernel: one source file under kernels/<isa>/ that defines its
+ * microkernel qmm_<name>_run, and its descriptor: one line in
+ * dispatch/kernel_list.h.
  */
 #ifndef QMM_KERNEL_H
 #define QMM_KERNEL_H
@@ -33,11 +34,9 @@ typedef struct qmm_kernel {
     unsigned rank;           /* expected speed among kernels of the same role; higher is faster */
     const qmm_pack_format *a_format;
     const qmm_pack_format *b_format;
+    unsigned features;       /* CPU features it needs (dispatch/cpu.h) */
     int (*is_supported_here)(void);
     qmm_ukernel_fn *run;
 } qmm_kernel;
-
-/* is_supported_here() of kernels that run on any CPU. */
-int qmm_kernel_always_supported(void);
 
 #endif

@@ -22,8 +22,10 @@
 
 enum { MR = 3, NR = 4 };
 
-static void run(size_t kp, const void *pa, const void *pb, int32_t *c, ptrdiff_t rsc,
-                ptrdiff_t csc)
+qmm_ukernel_fn qmm_generic_mmm_i8i32_3x4_run;  /* checks the signature */
+
+void qmm_generic_mmm_i8i32_3x4_run(size_t kp, const void *pa, const void *pb, int32_t *c,
+                                   ptrdiff_t rsc, ptrdiff_t csc)
 {
     const int16_t *a = pa;
     const int16_t *b = pb;
@@ -36,15 +38,3 @@ static void run(size_t kp, const void *pa, const void *pb, int32_t *c, ptrdiff_t
         for (int j = 0; j < NR; j++)
             c[i * rsc + j * csc] = (int32_t)acc[i][j];
 }
-
-const qmm_kernel qmm_generic_mmm_i8i32_3x4 = {
-    .name = "generic_mmm_i8i32_3x4",
-    .isa = "generic",
-    .mr = MR,
-    .nr = NR,
-    .rank = 10,
-    .a_format = &qmm_pack_formats[QMM_PACK_I16_KIN16],
-    .b_format = &qmm_pack_formats[QMM_PACK_I16_KIN16],
-    .is_supported_here = qmm_kernel_always_supported,
-    .run = run,
-};

@@ -21,8 +21,10 @@
 
 enum { MR = 4 };
 
-static void run(size_t kp, const void *pa, const void *pb, int32_t *c, ptrdiff_t rsc,
-                ptrdiff_t csc)
+qmm_ukernel_fn qmm_generic_mmv_i8i32_4x1_run;  /* checks the signature */
+
+void qmm_generic_mmv_i8i32_4x1_run(size_t kp, const void *pa, const void *pb, int32_t *c,
+                                   ptrdiff_t rsc, ptrdiff_t csc)
 {
     (void)csc;
     const int8_t *a = pa;
@@ -34,15 +36,3 @@ static void run(size_t kp, const void *pa, const void *pb, int32_t *c, ptrdiff_t
     for (int i = 0; i < MR; i++)
         c[i * rsc] = (int32_t)acc[i];
 }
-
-const qmm_kernel qmm_generic_mmv_i8i32_4x1 = {
-    .name = "generic_mmv_i8i32_4x1",
-    .isa = "generic",
-    .mr = MR,
-    .nr = 1,
-    .rank = 10,
-    .a_format = &qmm_pack_formats[QMM_PACK_I8_KIN16],
-    .b_format = &qmm_pack_formats[QMM_PACK_I16_KIN16],
-    .is_supported_here = qmm_kernel_always_supported,
-    .run = run,
-};

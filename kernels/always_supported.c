@@ -1,6 +1,0 @@
-#include "kernel.h"
-
-int qmm_kernel_always_supported(void)
-{
-    return 1;
-}
