@@ -40,9 +40,11 @@ static void log_choice(size_t m, size_t n, const qmm_kernel *chosen)
     qmm_log("select for m=%zu n=%s (%s role):", m, nbuf, n == 1 ? "GEMV" : "matrix");
     for (size_t i = 0; i < qmm_registry_count(); i++) {
         const qmm_kernel *k = qmm_registry_at(i);
-        char why[96];
+        char why[160], needs[64];
         if (!k->is_supported_here())
-            snprintf(why, sizeof why, "filtered: not supported here (needs %s)", k->isa);
+            snprintf(why, sizeof why, "filtered: not supported here (needs %s)",
+                     qmm_cpu_feature_list(k->features & ~qmm_cpu_features(), needs,
+                                          sizeof needs));
         else if (k == chosen)
             snprintf(why, sizeof why, "CHOSEN");
         else

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,21 @@ static unsigned disabled_by_environment(void)
         off |= bits;
     }
     return off;
+}
+
+const char *qmm_cpu_feature_list(unsigned bits, char *buf, size_t size)
+{
+    size_t used = 0;
+    if (size > 0)
+        buf[0] = '\0';
+    for (size_t i = 0; i < qmm_cpu_feature_name_count; i++) {
+        if (!(bits & qmm_cpu_feature_names[i].bit) || used >= size)
+            continue;
+        int w = snprintf(buf + used, size - used, "%s%s", used ? "," : "",
+                         qmm_cpu_feature_names[i].name);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    return buf;
 }
 
 static void detect(void)

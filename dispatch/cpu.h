@@ -33,6 +33,9 @@ int qmm_cpu_has(unsigned mask);
 /* The features in effect: detected minus disabled. */
 unsigned qmm_cpu_features(void);
 
+/* The names of the features in bits, comma-separated, into buf; returns buf. */
+const char *qmm_cpu_feature_list(unsigned bits, char *buf, size_t size);
+
 /* Parse a QMM_DISABLE-style list ("avx2,dotprod"; any case, spaces allowed,
  * empty entries ignored) into feature bits. Returns the number of names it did not
  * know; the first one is copied to unknown (truncated to unknown_size). */
