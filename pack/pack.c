@@ -1,5 +1,7 @@
 #include "pack.h"
 
+#include <string.h>
+
 /*
  * One template, instantiated per format so that the layout, the element width
  * and the interleave are constants in each inner loop. Each instance calls it
@@ -8,12 +10,18 @@
  * picks its loop order from them: where source and destination run the same
  * way (K-inner from depth stride 1) the inner loop is a plain widening copy the
  * compiler vectorizes; where they cross (a transpose) the inner loops have
- * constant lengths the compiler unrolls. Any other strides (zero, negative)
- * take the general instance, same code with the strides as variables.
+ * constant lengths the compiler unrolls. The transpose into K-inner lines (B
+ * of the matrix kernels, and A of a GEMV run as a transpose) goes through a
+ * small local block so that it is vectorized too: see transpose_block. Any
+ * other strides (zero, negative) take the general instance, same code with
+ * the strides as variables (a line stride of 1 keeps its constant instance
+ * whatever the depth stride: 0, negative or huge).
  * The valid part of the panel is copied without tests in the inner loops and
  * the padding (lines past `lines`, depths past k) is zero-filled separately.
  */
 #define ALWAYS_INLINE inline __attribute__((always_inline))
+
+enum { TB = 32 };  /* depths per block of a transpose into K-inner lines */
 
 static ALWAYS_INLINE void put(void *dst, size_t o, int8_t v, const unsigned eb)
 {
@@ -29,6 +37,49 @@ static ALWAYS_INLINE void zero(void *dst, size_t from, size_t to, const unsigned
         put(dst, o, 0, eb);
 }
 
+/* Transpose one block: depths [0, n) of L <= 4 lines that are contiguous in
+ * the source (line stride 1), into K-inner lines of kp elements starting at
+ * dst index o. First each depth's L bytes are copied, as one small memcpy,
+ * into row q of a local n x 4 block; then each line's n depths, a column of
+ * the block, become one contiguous run of the destination. The compiler
+ * vectorizes the second loop as loads of 4-element groups split by lane
+ * (on SSE2: pand/psrlw + packuswb, then punpck for int16), where reading the
+ * source directly would be one byte load per element. */
+static ALWAYS_INLINE void
+transpose_block(const int8_t *s, ptrdiff_t ds, size_t n, void *dst, size_t o, size_t kp,
+                const unsigned L, const unsigned eb)
+{
+    int8_t t[TB][4];
+    for (size_t q = 0; q < n; q++)
+        memcpy(t[q], s + (ptrdiff_t)q * ds, L);
+    for (size_t q = 0; q < n; q++)
+        for (unsigned i = 0; i < L; i++)
+            put(dst, o + (size_t)i * kp + q, t[q][i], eb);
+}
+
+/* Depths [0, n) of all the lines of a transposed source into K-inner lines,
+ * four lines at a time, the last one to three with their own constant count.
+ * The n x lines block of the source is read while it is in the cache. */
+static ALWAYS_INLINE void
+transpose_depths(const int8_t *s, ptrdiff_t ds, size_t n, unsigned lines, void *dst, size_t o,
+                 size_t kp, const unsigned eb)
+{
+    unsigned i = 0;
+    for (; lines - i >= 4; i += 4)
+        transpose_block(s + i, ds, n, dst, o + (size_t)i * kp, kp, 4, eb);
+    switch (lines - i) {
+    case 3:
+        transpose_block(s + i, ds, n, dst, o + (size_t)i * kp, kp, 3, eb);
+        break;
+    case 2:
+        transpose_block(s + i, ds, n, dst, o + (size_t)i * kp, kp, 2, eb);
+        break;
+    case 1:
+        transpose_block(s + i, ds, n, dst, o + (size_t)i * kp, kp, 1, eb);
+        break;
+    }
+}
+
 /* K-inner: line i occupies [i*kp, (i+1)*kp). */
 static ALWAYS_INLINE void
 pack_k_inner(unsigned r, size_t kp, const int8_t *src, ptrdiff_t ls, ptrdiff_t ds,
@@ -41,28 +92,18 @@ pack_k_inner(unsigned r, size_t kp, const int8_t *src, ptrdiff_t ls, ptrdiff_t d
             size_t o = (size_t)i * kp;
             for (size_t p = 0; p < k; p++)
                 put(dst, o + p, s[(ptrdiff_t)p * ds], eb);
-            zero(dst, o + k, o + kp, eb);
         }
     } else {
-        /* Lines contiguous in the source: a transpose. Blocks of TB depths per
-         * line, whose constant-length inner loop the compiler unrolls, run
-         * about twice as fast as one element per line and depth. */
-        enum { TB = 16 };
+        /* Lines contiguous in the source: a transpose, by blocks of TB
+         * depths (a constant count but for the last block). */
         size_t p0 = 0;
-        for (; p0 + TB <= k; p0 += TB)
-            for (unsigned i = 0; i < lines; i++) {
-                const int8_t *s = src + (ptrdiff_t)p0 * ds + i;
-                for (unsigned q = 0; q < TB; q++)
-                    put(dst, (size_t)i * kp + p0 + q, s[(ptrdiff_t)q * ds], eb);
-            }
-        for (size_t p = p0; p < k; p++) {
-            const int8_t *s = src + (ptrdiff_t)p * ds;
-            for (unsigned i = 0; i < lines; i++)
-                put(dst, (size_t)i * kp + p, s[i], eb);
-        }
-        for (unsigned i = 0; i < lines; i++)
-            zero(dst, (size_t)i * kp + k, (size_t)(i + 1) * kp, eb);
+        for (; k - p0 >= TB; p0 += TB)
+            transpose_depths(src + (ptrdiff_t)p0 * ds, ds, TB, lines, dst, p0, kp, eb);
+        if (p0 < k)
+            transpose_depths(src + (ptrdiff_t)p0 * ds, ds, k - p0, lines, dst, p0, kp, eb);
     }
+    for (unsigned i = 0; i < lines; i++)
+        zero(dst, (size_t)i * kp + k, (size_t)(i + 1) * kp, eb);
     zero(dst, (size_t)lines * kp, (size_t)r * kp, eb);
 }
 
