@@ -3,7 +3,7 @@
 # Registers one ctest test natively. In a cross build whose tests run under an
 # emulator, registers it once per emulated CPU in QMM_TEST_CPUS instead, as
 # <name>@<cpu> with QEMU_CPU set, so the whole suite runs on every CPU model.
-set(QMM_TEST_CPUS "cortex-a53;cortex-a76" CACHE STRING
+set(QMM_TEST_CPUS "cortex-a53;cortex-a76;max" CACHE STRING
   "QEMU CPU models the cross-built test suite runs on")
 
 function(qmm_add_test)
