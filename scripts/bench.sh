@@ -1,10 +1,25 @@
 #!/usr/bin/env bash
 # The main job: build qmm for this CPU and run the bench on its default shapes.
 # Extra arguments go to qmm-bench (see qmm-bench --help).
+#
+#   scripts/bench.sh --peers [args]   installs the peer libraries (oneDNN,
+#       XNNPACK, gemmlowp, OpenBLAS; as root, with apt-get) and runs
+#       qmm-bench-peers instead: qmm against them, side by side, one thread.
+#       Its arguments: [--shape MxKxN]... [--reps N].
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
-qmm_install_packages $QMM_NATIVE_PACKAGES
+target=qmm-bench
+if [ "${1:-}" = --peers ]; then
+    shift
+    target=qmm-bench-peers
+    qmm_install_packages $QMM_NATIVE_PACKAGES $QMM_PEER_PACKAGES
+else
+    qmm_install_packages $QMM_NATIVE_PACKAGES
+fi
 cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/native -j"$(nproc)" --target qmm-bench >/dev/null
+cmake --build build/native -j"$(nproc)" --target $target >/dev/null
+if [ $target = qmm-bench-peers ]; then
+    exec build/native/bench/peers/qmm-bench-peers "$@"
+fi
 exec build/native/bench/qmm-bench "$@"

@@ -1,0 +1,31 @@
+// gemmlowp, for qmm-bench-peers: gemmlowp is header-only C++, so this is the
+// one C++ file of the bench; peers.c calls it through the C functions below.
+#include <cstdint>
+#include <tuple>
+
+#include "gemmlowp/public/gemmlowp.h"
+
+#include "gemmlowp_peer.h"
+
+namespace {
+gemmlowp::GemmContext *context() {
+    static gemmlowp::GemmContext *c = [] {
+        auto *ctx = new gemmlowp::GemmContext;
+        ctx->set_max_num_threads(1);
+        return ctx;
+    }();
+    return c;
+}
+}  // namespace
+
+// C = (A + a_offset)(B + b_offset), uint8 operands, exact int32 result, all
+// row-major; no output stage beyond the int32 accumulators.
+extern "C" void peer_gemmlowp_u8_i32(int m, int n, int k, const uint8_t *a, int a_offset,
+                                     const uint8_t *b, int b_offset, int32_t *c) {
+    gemmlowp::MatrixMap<const std::uint8_t, gemmlowp::MapOrder::RowMajor> lhs(a, m, k);
+    gemmlowp::MatrixMap<const std::uint8_t, gemmlowp::MapOrder::RowMajor> rhs(b, k, n);
+    gemmlowp::MatrixMap<std::int32_t, gemmlowp::MapOrder::RowMajor> result(c, m, n);
+    gemmlowp::GemmWithOutputPipeline<std::uint8_t, std::int32_t,
+                                     gemmlowp::DefaultL8R8BitDepthParams>(
+        context(), lhs, rhs, &result, a_offset, b_offset, std::make_tuple());
+}

@@ -1,0 +1,20 @@
+/* The gemmlowp peer, callable from C (gemmlowp_peer.cc). */
+#ifndef QMM_GEMMLOWP_PEER_H
+#define QMM_GEMMLOWP_PEER_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* C = (A + a_offset)(B + b_offset), uint8 m x k and k x n, int32 m x n, row-major,
+ * exact; one thread. */
+void peer_gemmlowp_u8_i32(int m, int n, int k, const uint8_t *a, int a_offset,
+                          const uint8_t *b, int b_offset, int32_t *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
