@@ -20,22 +20,27 @@ static int by_role(const qmm_kernel *x, const qmm_kernel *y, shape s)
     return prefer((x->nr == 1) == want_gemv, (y->nr == 1) == want_gemv);
 }
 
-/* Useful fraction of the tiles covering extent e with tile t is e / ceil(e/t)*t;
- * "mostly padding" is below one half. */
-static int fits(size_t e, unsigned t)
+/* Useful fraction of the tiles covering extent e with tile t: e / ceil(e/t)*t. */
+static double useful(size_t e, unsigned t)
 {
     size_t covered = (e / t + (e % t != 0)) * t;
-    return e >= covered - e;
+    return (double)e / (double)covered;
 }
 
-static int well_fitted(const qmm_kernel *k, shape s)
+/* The rank is the kernel's expected speed on full tiles; on this shape it
+ * does only the useful fraction of its work (for symbolic n, along m only). */
+static double expected_speed(const qmm_kernel *k, shape s)
 {
-    return fits(s.m, k->mr) && (s.n == QMM_SELECT_N_SYMBOLIC || fits(s.n, k->nr));
+    double f = useful(s.m, k->mr);
+    if (s.n != QMM_SELECT_N_SYMBOLIC)
+        f *= useful(s.n, k->nr);
+    return k->rank * f;
 }
 
 static int by_fit(const qmm_kernel *x, const qmm_kernel *y, shape s)
 {
-    return prefer(well_fitted(x, s), well_fitted(y, s));
+    double vx = expected_speed(x, s), vy = expected_speed(y, s);
+    return (vx > vy) - (vx < vy);
 }
 
 static int by_rank(const qmm_kernel *x, const qmm_kernel *y, shape s)

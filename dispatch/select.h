@@ -9,9 +9,12 @@
  *  1. role: for n == 1 a GEMV kernel (nr == 1) beats a matrix kernel; for
  *     n > 1, or n symbolic (QMM_SELECT_N_SYMBOLIC), a matrix kernel (nr > 1)
  *     beats every GEMV kernel whatever its rank or tile;
- *  2. fit: a kernel whose tiles over m x n are at least half useful work beats
- *     one whose tiles are mostly padding (for symbolic n only m counts);
- *  3. rank: the kernel's declared expected speed, higher first;
+ *  2. fit: the expected speed on this shape, rank times the useful fraction of
+ *     the tiles covering m x n (for symbolic n, m only), higher first: a
+ *     kernel whose tiles are mostly padding loses to a better-fitting one
+ *     unless its rank makes up for the waste;
+ *  3. rank: the kernel's declared speed on full tiles, relative to the
+ *     portable kernels' 10 (a kernel twice as fast has rank 20), higher first;
  *  4. tile area mr*nr, larger first (fewer loads per MAC);
  *  5. name, so that equal kernels still give one answer in any order.
  */

@@ -23,7 +23,8 @@ static const qmm_kernel smlal8 = FAKE("smlal_8x8", 8, 8, 20, yes);
 static const qmm_kernel sdot8 = FAKE("sdot_8x8", 8, 8, 30, sdot_here);
 static const qmm_kernel best_unsupported = FAKE("best_16x16", 16, 16, 99, no);
 static const qmm_kernel gemv_unsupported = FAKE("gemv_fast_64x1", 64, 1, 99, no);
-static const qmm_kernel small4 = FAKE("small_4x4", 4, 4, 5, yes);
+static const qmm_kernel small4 = FAKE("small_4x4", 4, 4, 10, yes);
+static const qmm_kernel fast8 = FAKE("fast_8x8", 8, 8, 30, yes);
 
 static long checks;
 
@@ -98,10 +99,23 @@ static void only_gemv(const qmm_kernel **t, size_t count)
 
 static void padding(const qmm_kernel **t, size_t count)
 {
-    /* m = 3: an 8-row tile is mostly padding, a 4-row one is not. */
+    /* 3 x 3: an 8x8 tile is 9/64 useful (20 * 9/64 = 2.8), a 4x4 one 9/16
+     * (10 * 9/16 = 5.6). */
     expect(t, count, 3, 3, "small_4x4");
-    /* Large shapes: rank decides. */
+    /* Symbolic n, m = 3: both expect 7.5 (20 * 3/8, 10 * 3/4); rank decides. */
+    expect(t, count, 3, QMM_SELECT_N_SYMBOLIC, "smlal_8x8");
+    /* Large shapes: the tiles fit, rank decides. */
     expect(t, count, 300, 300, "smlal_8x8");
+    expect(t, count, 300, QMM_SELECT_N_SYMBOLIC, "smlal_8x8");
+}
+
+static void padding_paid_for(const qmm_kernel **t, size_t count)
+{
+    /* n = 2: a kernel 3x faster still wins with a quarter of its tile useful
+     * (30 * 2/8 = 7.5 against 10 * 2/4 = 5)... */
+    expect(t, count, 64, 2, "fast_8x8");
+    /* ...but not with 1/16 of it (30 * 4/64 = 1.9 against 10 * 4/16 = 2.5). */
+    expect(t, count, 2, 2, "small_4x4");
 }
 
 int main(void)
@@ -116,6 +130,8 @@ int main(void)
     each_order(t4, 2, 2, only_gemv);
     const qmm_kernel *t5[] = {&smlal8, &small4, &gemv64};
     each_order(t5, 3, 3, padding);
+    const qmm_kernel *t7[] = {&fast8, &small4, &gemv64};
+    each_order(t7, 3, 3, padding_paid_for);
     const qmm_kernel *t6[] = {&best_unsupported, &gemv_unsupported};
     CHECK(qmm_select(t6, 2, 8, 8) == NULL, "a table with nothing supported chose a kernel");
     checks++;
