@@ -9,63 +9,14 @@
  *  - wrap-around modulo 2^32 at a depth whose tail is not empty (the shared
  *    suite's k = 140000 is a multiple of every unroll).
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "dispatch/driver.h"
 #include "dispatch/registry.h"
+#include "support/kernel_tile.h"
 #include "support/testlib.h"
 
 static long checks;
-
-typedef enum fill { RANDOM, MIN_MIN, MIN_MAX } fill;
-
-static void fill_matrix(test_matrix *m, fill f, int is_a)
-{
-    if (f == RANDOM)
-        test_matrix_fill_random_i8(m);
-    else
-        test_matrix_fill_i8(m, f == MIN_MIN || is_a ? -128 : 127);
-}
-
-/* One full tile of kern at depth k, stored through C in the given layout. */
-static void tile(const qmm_kernel *kern, size_t k, test_layout lc, fill f)
-{
-    const unsigned mr = kern->mr, nr = kern->nr;
-    size_t kp = qmm_kernel_depth(kern, k);
-    test_matrix a = test_matrix_new(mr, k, 1, LAYOUT_ROW, 0);
-    test_matrix b = test_matrix_new(k, nr, 1, LAYOUT_ROW, 0);
-    test_matrix c = test_matrix_new(mr, nr, 4, lc, 2);
-    fill_matrix(&a, f, 1);
-    fill_matrix(&b, f, 0);
-    size_t abytes = kp ? qmm_pack_panel_bytes(kern->a_format, mr, kp) : 64;
-    size_t bbytes = kp ? qmm_pack_panel_bytes(kern->b_format, nr, kp) : 64;
-    void *pa = aligned_alloc(kern->a_format->align, abytes);
-    void *pb = aligned_alloc(kern->b_format->align, bbytes);
-    int32_t *ref = malloc((size_t)mr * nr * sizeof *ref);
-    if (pa == NULL || pb == NULL || ref == NULL)
-        abort();
-    qmm_pack_panel(kern->a_format, mr, kp, a.base, a.rs, a.cs, mr, k, pa);
-    qmm_pack_panel(kern->b_format, nr, kp, b.base, b.cs, b.rs, nr, k, pb);
-    test_reference(&a, &b, ref);
-    if (f != RANDOM) {
-        int64_t exact = (int64_t)k * -128 * (f == MIN_MIN ? -128 : 127);
-        CHECK(exact > INT32_MAX || exact < INT32_MIN, "k=%zu does not leave int32", k);
-    }
-    kern->run(kp, pa, pb, c.base, c.rs, c.cs);
-    char label[160];
-    snprintf(label, sizeof label, "%s direct k=%zu C:%s%s", kern->name, k,
-             test_layout_names[lc], f == RANDOM ? "" : " wrap-around");
-    test_compare(label, &c, ref);
-    CHECK(test_matrix_surroundings_intact(&c), "%s: wrote outside C", label);
-    checks++;
-    free(pa);
-    free(pb);
-    free(ref);
-    test_matrix_free(&a);
-    test_matrix_free(&b);
-    test_matrix_free(&c);
-}
 
 int main(void)
 {
@@ -84,10 +35,14 @@ int main(void)
         long before = checks;
         for (size_t d = 0; d < sizeof depths / sizeof depths[0]; d++)
             for (int lc = 0; lc < LAYOUT_COUNT; lc++)
-                tile(kern, depths[d], (test_layout)lc, RANDOM);
+                checks += test_kernel_tile(kern, depths[d], kern->mr, kern->nr,
+                                           (test_layout)lc, FILL_RANDOM);
+        /* 140007 * 16384 > 2^31, and 140007 ends in every kernel's tail loop. */
         for (int lc = 0; lc < LAYOUT_COUNT; lc++) {
-            tile(kern, 140007, (test_layout)lc, MIN_MIN);
-            tile(kern, 140007, (test_layout)lc, MIN_MAX);
+            checks += test_kernel_tile(kern, 140007, kern->mr, kern->nr, (test_layout)lc,
+                                       FILL_MIN_MIN);
+            checks += test_kernel_tile(kern, 140007, kern->mr, kern->nr, (test_layout)lc,
+                                       FILL_MIN_MAX);
         }
         printf("%-28s %ld checks\n", kern->name, checks - before);
         ran++;

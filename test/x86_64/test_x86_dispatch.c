@@ -24,6 +24,7 @@
 #include "dispatch/driver.h"
 #include "dispatch/plan.h"
 #include "dispatch/registry.h"
+#include "support/kernel_tile.h"
 #include "support/testlib.h"
 
 static long checks;
@@ -78,52 +79,6 @@ static void expect_selection(int avx2)
 }
 
 /* ---- exactness ---------------------------------------------------------- */
-
-/* One microkernel call on mv x nv valid lines of random operands; the valid
- * part must match the reference and the padding be zero. */
-static void tile(const qmm_kernel *kern, size_t k, unsigned mv, unsigned nv, int colmajor)
-{
-    const unsigned mr = kern->mr, nr = kern->nr;
-    size_t kp = qmm_kernel_depth(kern, k);
-    test_matrix a = test_matrix_new(mv, k, 1, LAYOUT_ROW, 0);
-    test_matrix b = test_matrix_new(k, nv, 1, LAYOUT_ROW, 0);
-    if (colmajor && mv == mr) {
-        /* The extremes: -128·-128 everywhere, whose pair sums (2^15) and
-         * totals must neither saturate nor be lost. */
-        test_matrix_fill_i8(&a, INT8_MIN);
-        test_matrix_fill_i8(&b, INT8_MIN);
-    } else {
-        test_matrix_fill_random_i8(&a);
-        test_matrix_fill_random_i8(&b);
-    }
-    size_t abytes = kp ? qmm_pack_panel_bytes(kern->a_format, mr, kp) : 64;
-    size_t bbytes = kp ? qmm_pack_panel_bytes(kern->b_format, nr, kp) : 64;
-    void *pa = aligned_alloc(kern->a_format->align, abytes);
-    void *pb = aligned_alloc(kern->b_format->align, bbytes);
-    int32_t *c = malloc((size_t)mr * nr * sizeof *c);
-    int32_t *ref = malloc((size_t)mv * nv * sizeof *ref + 1);
-    if (pa == NULL || pb == NULL || c == NULL || ref == NULL)
-        abort();
-    qmm_pack_panel(kern->a_format, mr, kp, a.base, a.rs, a.cs, mv, k, pa);
-    qmm_pack_panel(kern->b_format, nr, kp, b.base, b.cs, b.rs, nv, k, pb);
-    memset(c, 0x5A, (size_t)mr * nr * sizeof *c);
-    ptrdiff_t rsc = colmajor ? 1 : (ptrdiff_t)nr, csc = colmajor ? (ptrdiff_t)mr : 1;
-    kern->run(kp, pa, pb, c, rsc, csc);
-    test_reference(&a, &b, ref);
-    long bad = 0;
-    for (unsigned i = 0; i < mr; i++)
-        for (unsigned j = 0; j < nr; j++)
-            bad += c[i * rsc + j * csc] != (i < mv && j < nv ? ref[i * nv + j] : 0);
-    CHECK(bad == 0, "%s tile k=%zu valid %ux%u %s: %ld wrong", kern->name, k, mv, nv,
-          colmajor ? "col-major" : "row-major", bad);
-    checks++;
-    free(pa);
-    free(pb);
-    free(c);
-    free(ref);
-    test_matrix_free(&a);
-    test_matrix_free(&b);
-}
 
 /* m, n, k of the products checked whole: edges of every tile size, depths
  * around the pair, quad and 16 multiples, GEMV and single-row shapes. */
@@ -186,9 +141,10 @@ static void exactness(void)
         if (!k->is_supported_here())
             continue;
         for (size_t d = 0; d < sizeof depths / sizeof depths[0]; d++) {
-            tile(k, depths[d], k->mr, k->nr, 0);
-            tile(k, depths[d], k->mr, k->nr, 1);
-            tile(k, depths[d], (k->mr + 1) / 2, (k->nr + 1) / 2, d % 2);
+            checks += test_kernel_tile(k, depths[d], k->mr, k->nr, LAYOUT_ROW, FILL_RANDOM);
+            checks += test_kernel_tile(k, depths[d], k->mr, k->nr, LAYOUT_COL, FILL_MIN_MIN);
+            checks += test_kernel_tile(k, depths[d], (k->mr + 1) / 2, (k->nr + 1) / 2,
+                                       d % 2 ? LAYOUT_REVERSED : LAYOUT_SPACED, FILL_RANDOM);
         }
         products_through(k);
     }

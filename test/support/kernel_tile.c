@@ -1,0 +1,50 @@
+#include "kernel_tile.h"
+
+#include <stdlib.h>
+
+static void fill_matrix(test_matrix *m, test_fill f, int is_a)
+{
+    if (f == FILL_RANDOM)
+        test_matrix_fill_random_i8(m);
+    else
+        test_matrix_fill_i8(m, f == FILL_MIN_MIN || is_a ? -128 : 127);
+}
+
+long test_kernel_tile(const qmm_kernel *kern, size_t k, unsigned mv, unsigned nv,
+                      test_layout lc, test_fill fill)
+{
+    const unsigned mr = kern->mr, nr = kern->nr;
+    size_t kp = qmm_pack_padded_depth(kern->a_format, k);
+    test_matrix a = test_matrix_new(mv, k, 1, LAYOUT_ROW, 0);
+    test_matrix b = test_matrix_new(k, nv, 1, LAYOUT_ROW, 0);
+    test_matrix c = test_matrix_new(mr, nr, 4, lc, 2);
+    fill_matrix(&a, fill, 1);
+    fill_matrix(&b, fill, 0);
+    size_t abytes = kp ? qmm_pack_panel_bytes(kern->a_format, mr, kp) : 64;
+    size_t bbytes = kp ? qmm_pack_panel_bytes(kern->b_format, nr, kp) : 64;
+    void *pa = aligned_alloc(kern->a_format->align, abytes);
+    void *pb = aligned_alloc(kern->b_format->align, bbytes);
+    int32_t *ref = malloc(((size_t)mv * nv + 1) * sizeof *ref);
+    int32_t *want = malloc((size_t)mr * nr * sizeof *want);
+    if (pa == NULL || pb == NULL || ref == NULL || want == NULL)
+        abort();
+    qmm_pack_panel(kern->a_format, mr, kp, a.base, a.rs, a.cs, mv, k, pa);
+    qmm_pack_panel(kern->b_format, nr, kp, b.base, b.cs, b.rs, nv, k, pb);
+    test_reference(&a, &b, ref);
+    for (unsigned i = 0; i < mr; i++)
+        for (unsigned j = 0; j < nr; j++)
+            want[i * nr + j] = i < mv && j < nv ? ref[i * nv + j] : 0;
+    kern->run(kp, pa, pb, c.base, c.rs, c.cs);
+    char label[160];
+    snprintf(label, sizeof label, "%s tile k=%zu valid %ux%u C:%s%s", kern->name, k, mv, nv,
+             test_layout_names[lc], fill == FILL_RANDOM ? "" : " extremes");
+    test_compare(label, &c, want);
+    free(pa);
+    free(pb);
+    free(ref);
+    free(want);
+    test_matrix_free(&a);
+    test_matrix_free(&b);
+    test_matrix_free(&c);
+    return 1;
+}
