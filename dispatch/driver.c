@@ -38,13 +38,8 @@ static void pack_lines(const qmm_pack_format *f, unsigned r, size_t kp, size_t k
                        const int8_t *src, ptrdiff_t line_stride, ptrdiff_t depth_stride,
                        size_t first, size_t count, unsigned char *dst)
 {
-    size_t panel = qmm_pack_panel_bytes(f, r, kp);
-    for (size_t l = 0; l < count; l += r, dst += panel) {
-        size_t left = count - l;
-        unsigned lines = left < r ? (unsigned)left : r;
-        qmm_pack_panel(f, r, kp, src + (ptrdiff_t)(first + l) * line_stride,
-                       line_stride, depth_stride, lines, k, dst);
-    }
+    qmm_pack_panels(f, r, kp, src + (ptrdiff_t)first * line_stride, line_stride, depth_stride,
+                    count, k, dst);
 }
 
 void qmm_pack_a(const qmm_kernel *kern, size_t m, size_t k, size_t kp,

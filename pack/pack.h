@@ -86,4 +86,14 @@ static inline void qmm_pack_panel(const qmm_pack_format *f, unsigned r, size_t k
     f->pack(r, kp, src, line_stride, depth_stride, lines, k, dst);
 }
 
+/* Pack lines [0, lines) of the same source into ceil(lines / r) consecutive
+ * panels of r lines, panel j (lines [j*r, j*r + r)) at dst + j *
+ * qmm_pack_panel_bytes(f, r, kp): the same bytes as qmm_pack_panel on each
+ * panel, the last one partial, but with loops over the whole set where that
+ * reads the source better (lines contiguous in the source; K-inner panels
+ * without padding between them). */
+void qmm_pack_panels(const qmm_pack_format *f, unsigned r, size_t kp, const int8_t *src,
+                     ptrdiff_t line_stride, ptrdiff_t depth_stride, size_t lines, size_t k,
+                     void *dst);
+
 #endif

@@ -53,7 +53,7 @@ static void one(const qmm_pack_format *f, unsigned r, unsigned lines, size_t k,
 
 int main(void)
 {
-    static const unsigned widths[] = {1, 4, 8, 16, 64};
+    static const unsigned widths[] = {1, 2, 3, 4, 6, 8, 16, 64};
     static const size_t depths[] = {1, 2, 3, 4, 5, 7, 8, 9, 31, 64, 65};
     test_seed(7);
     for (int fi = 0; fi < QMM_PACK_COUNT; fi++) {
