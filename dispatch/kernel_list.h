@@ -6,8 +6,10 @@
  * name     the kernel's name; its code (one file under kernels/) defines
  *          qmm_<name>_run, a qmm_ukernel_fn (kernels/kernel.h)
  * rank     expected speed on full tiles, relative to the portable kernels' 10:
- *          measured whole calls (time on x86, executed instructions under QEMU
- *          on arm64) against the portable kernel of the same role
+ *          measured (time on x86, executed instructions under QEMU on arm64)
+ *          against the portable kernel of the same role, on whole calls for
+ *          matrix kernels and on plan runs (A packed once) for GEMV kernels,
+ *          whose A is a layer's weights
  * formats  entries of the packing format table (pack/pack.h)
  * features what is_supported_here() requires (dispatch/cpu.h), 0 for none
  *
@@ -29,5 +31,5 @@ QMM_KERNEL(arm64_mmm_i8i32_8x8_smlal, "neon", 8, 8, 17, QMM_PACK_I8_K1, QMM_PACK
 #if defined(QMM_HAVE_DOTPROD)
 QMM_KERNEL(arm64_mmm_i8i32_8x8_sdot, "neon+dotprod", 8, 8, 58, QMM_PACK_I8_K4, QMM_PACK_I8_K4, QMM_CPU_NEON | QMM_CPU_DOTPROD)
 #endif
-QMM_KERNEL(arm64_mmv_i8i32_64x1, "neon", 64, 1, 20, QMM_PACK_I8_K1, QMM_PACK_I8_K1, QMM_CPU_NEON)
+QMM_KERNEL(arm64_mmv_i8i32_64x1, "neon", 64, 1, 14, QMM_PACK_I8_K1, QMM_PACK_I8_K1, QMM_CPU_NEON)
 #endif
