@@ -37,7 +37,7 @@ static double expected_speed(const qmm_kernel *k, shape s)
     return k->rank * f;
 }
 
-static int by_fit(const qmm_kernel *x, const qmm_kernel *y, shape s)
+static int by_expected_speed(const qmm_kernel *x, const qmm_kernel *y, shape s)
 {
     double vx = expected_speed(x, s), vy = expected_speed(y, s);
     return (vx > vy) - (vx < vy);
@@ -67,7 +67,7 @@ static const struct {
     const char *name;
 } criteria[] = {
     {by_role, "role"},
-    {by_fit, "fit"},
+    {by_expected_speed, "expected speed"},
     {by_rank, "rank"},
     {by_area, "tile area"},
     {by_name, "name"},

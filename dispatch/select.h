@@ -9,7 +9,7 @@
  *  1. role: for n == 1 a GEMV kernel (nr == 1) beats a matrix kernel; for
  *     n > 1, or n symbolic (QMM_SELECT_N_SYMBOLIC), a matrix kernel (nr > 1)
  *     beats every GEMV kernel whatever its rank or tile;
- *  2. fit: the expected speed on this shape, rank times the useful fraction of
+ *  2. expected speed on this shape: rank times the useful fraction of
  *     the tiles covering m x n (for symbolic n, m only), higher first: a
  *     kernel whose tiles are mostly padding loses to a better-fitting one
  *     unless its rank makes up for the waste;
@@ -32,7 +32,7 @@ const qmm_kernel *qmm_select(const qmm_kernel *const *cands, size_t count, size_
                              size_t n);
 
 /* Name of the first criterion that separates winner from loser ("role",
- * "fit", "rank", "tile area", "name"): why the selector preferred winner. */
+ * "expected speed", "rank", "tile area", "name"): why the selector preferred winner. */
 const char *qmm_select_why(const qmm_kernel *winner, const qmm_kernel *loser, size_t m,
                            size_t n);
 
