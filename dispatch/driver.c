@@ -2,16 +2,17 @@
 
 #include <stdlib.h>
 
-
 /* Cache targets for blocking: a block of A stays in L2 while the panels of a
  * block of B pass by. The B block is also the workspace each call allocates:
  * at 2 MiB its fresh pages cost about 1.5 ms per 1024^3 call on Zen3 (glibc
  * maps and unmaps blocks that large); at 256 KiB the 1024^3 product ran 9%
  * faster one-shot (133 -> 145 GOPS) and 7% with A packed once, and the
- * MiniLM shapes were unchanged. */
+ * MiniLM shapes were unchanged. A B block may stretch to 1.5 times the
+ * target rather than leave a sliver of columns for a second block. */
 enum {
     A_BLOCK_BYTES = 256 << 10,
     B_BLOCK_BYTES = 256 << 10,
+    B_BLOCK_STRETCH = 6, /* in quarters of the target */
 };
 
 static size_t ceil_div(size_t x, size_t d)
@@ -56,24 +57,56 @@ static size_t block_lines(size_t panel_bytes, unsigned r, size_t target)
     return (panels == 0 ? 1 : panels) * r;
 }
 
-qmm_status qmm_run_packed_a(const qmm_kernel *kern, size_t m, size_t n, size_t k,
-                            size_t kp, const void *packed_a,
-                            const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
-                            int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
+/* Columns per B block for n columns: the block target, stretched to all of n
+ * when that is at most B_BLOCK_STRETCH times the target, so that a product
+ * slightly wider than one block is not cut into a full block and a sliver. */
+static size_t b_block_cols(const qmm_kernel *kern, size_t n, size_t b_panel)
+{
+    const unsigned nr = kern->nr;
+    size_t all = ceil_div(n, nr) * nr;
+    size_t nc = block_lines(b_panel, nr, B_BLOCK_BYTES);
+    if (nc >= all || ceil_div(n, nr) <= B_BLOCK_BYTES / 4 * B_BLOCK_STRETCH / b_panel)
+        return all;
+    return nc;
+}
+
+int qmm_b_fits_one_block(const qmm_kernel *kern, size_t n, size_t kp)
+{
+    size_t b_panel = qmm_pack_panel_bytes(kern->b_format, kern->nr, kp);
+    return b_panel != 0 && b_block_cols(kern, n, b_panel) >= n;
+}
+
+/* The walk over the tiles of C. A comes packed whole (packed_a), or, when
+ * packed_a is NULL, from its source (a, rsa, csa), packed one block of mc rows
+ * at a time into a workspace right before the tiles that read it; the caller
+ * guarantees then that B is one block, so each A block is packed once. */
+static qmm_status run(const qmm_kernel *kern, size_t m, size_t n, size_t k, size_t kp,
+                      const void *packed_a, const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa,
+                      const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
+                      int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
 {
     const unsigned mr = kern->mr, nr = kern->nr;
     const size_t a_panel = qmm_pack_panel_bytes(kern->a_format, mr, kp);
     const size_t b_panel = qmm_pack_panel_bytes(kern->b_format, nr, kp);
-    const size_t mc = block_lines(a_panel, mr, A_BLOCK_BYTES);
-    size_t nc = block_lines(b_panel, nr, B_BLOCK_BYTES);
-    if (nc > n)
-        nc = ceil_div(n, nr) * nr;
+    size_t mc = block_lines(a_panel, mr, A_BLOCK_BYTES);
+    if (mc > m)
+        mc = ceil_div(m, mr) * mr;
+    const size_t nc = b_block_cols(kern, n, b_panel);
 
     /* Sizes were checked by the caller: a_panel and b_panel are non-zero and
-     * nc/nr panels of b_panel bytes fit in the block target or are one panel. */
-    unsigned char *pb = aligned_alloc(kern->b_format->align, nc / nr * b_panel);
+     * nc/nr panels of b_panel bytes fit in the block target (stretched) or are
+     * one panel; so do mc/mr panels of a_panel bytes. One allocation holds the
+     * B block, then the A block when A is packed here. */
+    const size_t b_bytes = nc / nr * b_panel;
+    const size_t a_bytes = packed_a == NULL ? mc / mr * a_panel : 0;
+    size_t align = kern->b_format->align;
+    if (packed_a == NULL && kern->a_format->align > align)
+        align = kern->a_format->align;
+    size_t b_room = (b_bytes + align - 1) / align * align;
+    unsigned char *pb = aligned_alloc(align, b_room + a_bytes);
     if (pb == NULL)
         return QMM_ERR_NO_MEMORY;
+    unsigned char *pa = pb + b_room;
 
     int32_t edge[QMM_MAX_TILE];
     for (size_t jc = 0; jc < n; jc += nc) {
@@ -81,13 +114,19 @@ qmm_status qmm_run_packed_a(const qmm_kernel *kern, size_t m, size_t n, size_t k
         pack_lines(kern->b_format, nr, kp, k, b, csb, rsb, jc, ncur, pb);
         for (size_t ic = 0; ic < m; ic += mc) {
             size_t mcur = m - ic < mc ? m - ic : mc;
+            const unsigned char *ablock;
+            if (packed_a != NULL) {
+                ablock = (const unsigned char *)packed_a + ic / mr * a_panel;
+            } else {
+                pack_lines(kern->a_format, mr, kp, k, a, rsa, csa, ic, mcur, pa);
+                ablock = pa;
+            }
             for (size_t jr = 0; jr < ncur; jr += nr) {
                 const unsigned char *bp = pb + jr / nr * b_panel;
                 size_t nv = ncur - jr < nr ? ncur - jr : nr;
                 for (size_t ir = 0; ir < mcur; ir += mr) {
                     size_t i = ic + ir, j = jc + jr;
-                    const unsigned char *ap =
-                        (const unsigned char *)packed_a + i / mr * a_panel;
+                    const unsigned char *ap = ablock + ir / mr * a_panel;
                     size_t mv = m - i < mr ? m - i : mr;
                     int32_t *ct = c + (ptrdiff_t)i * rsc + (ptrdiff_t)j * csc;
                     if (mv == mr && nv == nr) {
@@ -104,4 +143,20 @@ qmm_status qmm_run_packed_a(const qmm_kernel *kern, size_t m, size_t n, size_t k
     }
     free(pb);
     return QMM_OK;
+}
+
+qmm_status qmm_run_packed_a(const qmm_kernel *kern, size_t m, size_t n, size_t k,
+                            size_t kp, const void *packed_a,
+                            const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
+                            int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
+{
+    return run(kern, m, n, k, kp, packed_a, NULL, 0, 0, b, rsb, csb, c, rsc, csc);
+}
+
+qmm_status qmm_run_a_by_blocks(const qmm_kernel *kern, size_t m, size_t n, size_t k,
+                               size_t kp, const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa,
+                               const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
+                               int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
+{
+    return run(kern, m, n, k, kp, NULL, a, rsa, csa, b, rsb, csb, c, rsc, csc);
 }

@@ -1,7 +1,9 @@
 /*
  * The driver: packs operands into a kernel's formats and walks the tiles of C.
  *
- * A is packed whole, as ceil(m/mr) panels (a plan packs it once and reuses it).
+ * A is packed whole, as ceil(m/mr) panels (a plan packs it once and reuses it),
+ * or, in a one-shot product whose B is a single block, a block of mc rows at
+ * a time into a reusable workspace (qmm_run_a_by_blocks).
  * B is packed a block of columns at a time. Loop order, outermost first:
  * B block (packed, kept in the outer caches), A block (mc rows, sized for L2),
  * B panel (nr columns, stays in L1 across the A panels of the block),
@@ -33,5 +35,22 @@ qmm_status qmm_run_packed_a(const qmm_kernel *kern, size_t m, size_t n, size_t k
                             size_t kp, const void *packed_a,
                             const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
                             int32_t *c, ptrdiff_t rsc, ptrdiff_t csc);
+
+/* Whether the n columns of B, at padded depth kp, are one B block for kern:
+ * the condition under which qmm_run_a_by_blocks packs each row of A once. */
+int qmm_b_fits_one_block(const qmm_kernel *kern, size_t n, size_t kp);
+
+/* C = A.B from A unpacked (element (i,p) at a[i*rsa + p*csa]): the driver
+ * packs A one block of mc rows at a time, into a workspace of one block
+ * allocated with B's, right before the tiles that read that block, so the
+ * packed A is still in the cache and no whole-A allocation is touched. The
+ * caller must have checked qmm_b_fits_one_block(kern, n, kp): with B in one
+ * block each A block is packed exactly once (with several B blocks it would be
+ * packed once per B block, which is correct but slower). Only allocation can
+ * fail. */
+qmm_status qmm_run_a_by_blocks(const qmm_kernel *kern, size_t m, size_t n, size_t k,
+                               size_t kp, const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa,
+                               const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
+                               int32_t *c, ptrdiff_t rsc, ptrdiff_t csc);
 
 #endif

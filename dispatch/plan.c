@@ -173,8 +173,20 @@ qmm_status qmm_product(const qmm_kernel *forced, size_t m, size_t n, size_t k,
         return st;
     qmm_plan plan;
     st = plan_init(&plan, forced, m, n, k);
-    if (st == QMM_OK)
-        st = plan_pack_a(&plan, a, rsa, csa);
+    if (st != QMM_OK)
+        return st;
+    const qmm_plan_role *role = &plan.roles[role_for(n)];
+    if (k != 0 && qmm_b_fits_one_block(role->kernel, n, role->kp)) {
+        /* B in one block: the driver packs each block of A right before its
+         * tiles, into a workspace it reuses, instead of all of A up front into
+         * a fresh allocation that the tiles read back later from memory. */
+        st = qmm_run_a_by_blocks(role->kernel, m, n, k, role->kp, a, rsa, csa, b, rsb, csb,
+                                 c, rsc, csc);
+        if (st != QMM_OK)
+            qmm_log("%s: %s", role->kernel->name, qmm_status_str(st));
+        return st;
+    }
+    st = plan_pack_a(&plan, a, rsa, csa);
     if (st == QMM_OK)
         st = plan_run(&plan, n, b, rsb, csb, c, rsc, csc);
     plan_release(&plan);

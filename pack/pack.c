@@ -280,6 +280,27 @@ QMM_PACK_INSTANCE(pack_i16_kin16, 16, 2, 1)
  * of kr depths is packed into every panel before the next, so the source is
  * read once, row after row, instead of once per panel with a stride that
  * may be a power of two. */
+/* One block of 2 depths of 16 full lines that are contiguous in the source
+ * (ls == 1), sign-extended to int16, into the 32 consecutive elements of the
+ * panel at d (the i16_k2 layout for r == 16): the two rows of 16 bytes are
+ * copied to a local block and interleaved there in loops of constant bounds
+ * that the compiler vectorizes (on SSE2: pcmpgtb + punpck), then written as
+ * one memcpy. Exact-size local arrays and noinline matter: inlined into the
+ * panel loop (or with larger arrays) gcc 12 left the interleave scalar, and the
+ * B of 1024x1024 packed at half the speed; as is it packs twice as fast as
+ * the generic loop (10 vs 5.5 GB/s of source on Zen3). */
+static __attribute__((noinline)) void pair16_i16(const int8_t *s, ptrdiff_t ds, void *d)
+{
+    int8_t t[2][16];
+    int16_t u[32];
+    memcpy(t[0], s, 16);
+    memcpy(t[1], s + ds, 16);
+    for (unsigned i = 0; i < 16; i++)
+        for (unsigned q = 0; q < 2; q++)
+            u[i * 2 + q] = t[q][i];
+    memcpy(d, u, sizeof u);
+}
+
 static ALWAYS_INLINE void
 panels_interleaved_ls1(unsigned r, size_t kp, const int8_t *src, ptrdiff_t ds, size_t lines,
                        size_t k, unsigned char *dst, size_t panel_bytes, const unsigned kr,
@@ -290,7 +311,11 @@ panels_interleaved_ls1(unsigned r, size_t kp, const int8_t *src, ptrdiff_t ds, s
     size_t p0 = 0, o = 0;
     for (; p0 < full; p0 += kr, o += block) {
         const int8_t *s = src + (ptrdiff_t)p0 * ds;
-        for (size_t j = 0; j < np; j++, s += r) {
+        size_t j = 0;
+        if (r == 16 && kr == 2 && eb == 2)
+            for (; (j + 1) * 16 <= lines; j++, s += 16)
+                pair16_i16(s, ds, dst + j * panel_bytes + o * eb);
+        for (; j < np; j++, s += r) {
             unsigned nl = lines - j * r < r ? (unsigned)(lines - j * r) : r;
             void *d = dst + j * panel_bytes;
             for (unsigned i = 0; i < nl; i++)

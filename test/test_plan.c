@@ -202,7 +202,8 @@ int main(void)
 {
     test_seed(42);
     static const size_t shapes[][3] = {{1, 1, 1}, {1, 5, 3}, {17, 1, 33}, {64, 1, 64},
-                                       {33, 9, 65}, {128, 384, 384}, {100, 2, 7}};
+                                       {33, 9, 65}, {128, 384, 384}, {100, 2, 7},
+                                       {13, 100, 4096}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         concrete(shapes[i][0], shapes[i][1], shapes[i][2]);
     symbolic(1, 1);

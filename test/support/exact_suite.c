@@ -127,6 +127,20 @@ static void wraparound(suite *s)
     }
 }
 
+/* Shapes whose packed operands span several of the driver's 256 KiB blocks:
+ * a deep B in several B blocks (A then packed whole), and a tall A in several
+ * A blocks with B in one (the one-shot path that packs A block by block). */
+static void several_blocks(suite *s)
+{
+    static const size_t shapes[][3] = {{13, 100, 4096}, {700, 20, 384}};
+    for (size_t i = 0; i < 2; i++) {
+        operands o = operands_new(shapes[i][0], shapes[i][1], shapes[i][2], LAYOUT_ROW,
+                                  LAYOUT_ROW, LAYOUT_ROW, 0);
+        check_product(s, "several blocks", &o.a, &o.b, &o.c, 0);
+        operands_free(&o);
+    }
+}
+
 long exact_suite_run(const char *label, gemm_strided_fn *strided, gemm_rowmajor_fn *rowmajor)
 {
     suite s = {label, strided, rowmajor, 0};
@@ -135,5 +149,6 @@ long exact_suite_run(const char *label, gemm_strided_fn *strided, gemm_rowmajor_
     random_shapes(&s);
     extremes(&s);
     wraparound(&s);
+    several_blocks(&s);
     return s.checks;
 }
