@@ -12,7 +12,7 @@
  * or QMM_ERR_UNSUPPORTED otherwise. */
 qmm_status qmm_kernel_by_name(const char *name, const qmm_kernel **out);
 
-/* The kernel for an m x n result (n may be QMM_SELECT_N_SYMBOLIC). */
+/* The kernel for an m x n result (n may be QMM_N_SYMBOLIC). */
 qmm_status qmm_choose_kernel(size_t m, size_t n, const qmm_kernel **out);
 
 /* One-shot calls run a single-row product (m == 1, n > 1) as its transpose,

@@ -2,6 +2,8 @@
 
 #include <stdlib.h>
 
+#include "log.h"
+
 /* Cache targets for blocking: a block of A stays in L2 while the panels of a
  * block of B pass by. The B block is also the workspace each call allocates:
  * at 2 MiB its fresh pages cost about 1.5 ms per 1024^3 call on Zen3 (glibc
@@ -102,6 +104,12 @@ static qmm_status run(const qmm_kernel *kern, size_t m, size_t n, size_t k, size
     size_t align = kern->b_format->align;
     if (packed_a == NULL && kern->a_format->align > align)
         align = kern->a_format->align;
+    if (b_bytes > SIZE_MAX - (align - 1) ||
+        (b_bytes + align - 1) / align * align > SIZE_MAX - a_bytes) {
+        qmm_log("invalid argument: the packing workspace of %s for k=%zu overflows size_t",
+                kern->name, k);
+        return QMM_ERR_INVALID_ARG;
+    }
     size_t b_room = (b_bytes + align - 1) / align * align;
     unsigned char *pb = aligned_alloc(align, b_room + a_bytes);
     if (pb == NULL)
@@ -128,7 +136,7 @@ static qmm_status run(const qmm_kernel *kern, size_t m, size_t n, size_t k, size
                     size_t i = ic + ir, j = jc + jr;
                     const unsigned char *ap = ablock + ir / mr * a_panel;
                     size_t mv = m - i < mr ? m - i : mr;
-                    int32_t *ct = c + (ptrdiff_t)i * rsc + (ptrdiff_t)j * csc;
+                    int32_t *ct = c + ((ptrdiff_t)i * rsc + (ptrdiff_t)j * csc);
                     if (mv == mr && nv == nr) {
                         kern->run(kp, ap, bp, ct, rsc, csc);
                         continue;

@@ -9,6 +9,11 @@ qmm_status qmm_i8_i32_strided(size_t m, size_t n, size_t k,
                               const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
                               int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
 {
+    /* Checked before any transposition, so that a message names the operand
+     * the caller passed. */
+    qmm_status st = qmm_check_args(m, n, k, a, rsa, csa, b, rsb, csb, c, rsc, csc);
+    if (st != QMM_OK)
+        return st;
     if (qmm_runs_transposed(m, n))
         return qmm_product(NULL, n, m, k, b, csb, rsb, a, csa, rsa, c, csc, rsc);
     return qmm_product(NULL, m, n, k, a, rsa, csa, b, rsb, csb, c, rsc, csc);

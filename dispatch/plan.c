@@ -47,7 +47,7 @@ static qmm_status plan_init(qmm_plan *p, const qmm_kernel *forced, size_t m, siz
     }
     for (int r = 0; r < QMM_ROLE_COUNT; r++) {
         /* A concrete plan has the role of its n; a symbolic one both. */
-        size_t role_n = r == QMM_ROLE_GEMV ? 1 : QMM_SELECT_N_SYMBOLIC;
+        size_t role_n = r == QMM_ROLE_GEMV ? 1 : QMM_N_SYMBOLIC;
         if (n != QMM_N_SYMBOLIC && role_for(n) != (enum qmm_role)r)
             continue;
         const qmm_kernel *kern = forced;

@@ -23,6 +23,8 @@ static int by_role(const qmm_kernel *x, const qmm_kernel *y, shape s)
 /* Useful fraction of the tiles covering extent e with tile t: e / ceil(e/t)*t. */
 static double useful(size_t e, unsigned t)
 {
+    if (e == 0)
+        return 1.0;  /* an empty plan: nothing is wasted */
     size_t covered = (e / t + (e % t != 0)) * t;
     return (double)e / (double)covered;
 }
@@ -32,7 +34,7 @@ static double useful(size_t e, unsigned t)
 static double expected_speed(const qmm_kernel *k, shape s)
 {
     double f = useful(s.m, k->mr);
-    if (s.n != QMM_SELECT_N_SYMBOLIC)
+    if (s.n != QMM_N_SYMBOLIC)
         f *= useful(s.n, k->nr);
     return k->rank * f;
 }

@@ -7,7 +7,7 @@
  * are ordered by these criteria; the first that tells two apart decides:
  *
  *  1. role: for n == 1 a GEMV kernel (nr == 1) beats a matrix kernel; for
- *     n > 1, or n symbolic (QMM_SELECT_N_SYMBOLIC), a matrix kernel (nr > 1)
+ *     n > 1, or n symbolic (QMM_N_SYMBOLIC), a matrix kernel (nr > 1)
  *     beats every GEMV kernel whatever its rank or tile;
  *  2. expected speed on this shape: rank times the useful fraction of
  *     the tiles covering m x n (for symbolic n, m only), higher first: a
@@ -24,8 +24,7 @@
 #include <stddef.h>
 
 #include "../kernels/kernel.h"
-
-#define QMM_SELECT_N_SYMBOLIC ((size_t)-1)
+#include "qmm/qmm.h"
 
 /* The best supported candidate for the shape, or NULL if none is supported. */
 const qmm_kernel *qmm_select(const qmm_kernel *const *cands, size_t count, size_t m,

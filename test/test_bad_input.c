@@ -123,6 +123,11 @@ static void overflow(void)
            qmm_i8_i32_strided(1, 1, (size_t)1 << 62, a, 0, 0, b, 0, 0, c, 1, 1));
     EXPECT(QMM_ERR_NO_MEMORY, c, 16,
            qmm_i8_i32_strided(1, 1, (size_t)1 << 45, a, 0, 0, b, 0, 0, c, 1, 1));
+    /* Each packed operand's size fits, their one-shot workspace together does
+     * not (a GEMV: about 2 kp bytes of B plus 4-8 kp of A). */
+    size_t kp = (SIZE_MAX / 6 / 16 + 1) * 16;
+    EXPECT(QMM_ERR_INVALID_ARG, c, 16, qmm_i8_i32_strided(4, 1, kp, a, 0, 0, b, 0, 0, c, 1, 1));
+    EXPECT(QMM_ERR_INVALID_ARG, c, 16, qmm_i8_i32_strided(8, 1, kp, a, 0, 0, b, 0, 0, c, 1, 1));
 }
 
 static void aliasing(void)

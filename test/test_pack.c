@@ -51,6 +51,38 @@ static void one(const qmm_pack_format *f, unsigned r, unsigned lines, size_t k,
     test_matrix_free(&src);
 }
 
+/* Several panels in one call, as the driver packs them: every panel must be
+ * what qmm_pack_panel makes of its lines, the last one partial. */
+static void many(const qmm_pack_format *f, unsigned r, size_t lines, size_t k, test_layout layout)
+{
+    size_t kp = qmm_pack_padded_depth(f, k), panel = qmm_pack_panel_bytes(f, r, kp);
+    size_t panels = (lines + r - 1) / r;
+    test_matrix src = test_matrix_new(lines, k, 1, layout, 1);
+    test_matrix_fill_random_i8(&src);
+    unsigned char *got = aligned_alloc(f->align, panels * panel);
+    unsigned char *want = aligned_alloc(f->align, panels * panel);
+    if (got == NULL || want == NULL)
+        abort();
+    memset(got, 0x77, panels * panel);
+    memset(want, 0x77, panels * panel);
+    qmm_pack_panels(f, r, kp, src.base, src.rs, src.cs, lines, k, got);
+    for (size_t p = 0; p < panels; p++) {
+        size_t left = lines - p * r;
+        qmm_pack_panel(f, r, kp, (const int8_t *)src.base + (ptrdiff_t)(p * r) * src.rs, src.rs,
+                       src.cs, left < r ? (unsigned)left : r, k, want + p * panel);
+    }
+    size_t bad = 0;
+    for (size_t p = 0; p < panels; p++)
+        for (size_t x = 0; x < (size_t)r * kp * f->elem_bytes; x++)
+            bad += got[p * panel + x] != want[p * panel + x];
+    CHECK(bad == 0, "%s: %zu lines in panels of %u, k=%zu, %s: %zu bytes differ", f->name, lines,
+          r, k, test_layout_names[layout], bad);
+    checks++;
+    free(got);
+    free(want);
+    test_matrix_free(&src);
+}
+
 int main(void)
 {
     static const unsigned widths[] = {1, 2, 3, 4, 6, 8, 16, 64};
@@ -69,6 +101,14 @@ int main(void)
                     one(f, r, (r + 1) / 2, depths[d], (test_layout)l);
                 }
     }
+    static const size_t counts[] = {1, 5, 53, 200};
+    for (int fi = 0; fi < QMM_PACK_COUNT; fi++)
+        for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++)
+            for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+                for (int l = 0; l < LAYOUT_COUNT; l++) {
+                    many(&qmm_pack_formats[fi], widths[w], counts[c], 37, (test_layout)l);
+                    many(&qmm_pack_formats[fi], widths[w], counts[c], 64, (test_layout)l);
+                }
     /* Overflowing sizes report 0. */
     const qmm_pack_format *f = &qmm_pack_formats[QMM_PACK_I16_K2];
     CHECK(qmm_pack_panel_bytes(f, 64, SIZE_MAX / 64) == 0, "panel size overflow undetected");

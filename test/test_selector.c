@@ -55,7 +55,7 @@ static void expect(const qmm_kernel **t, size_t count, size_t m, size_t n, const
         strncat(order, " ", sizeof order - strlen(order) - 1);
     }
     CHECK(strcmp(name, want) == 0, "m=%zu n=%zu table [%s]: chose %s, want %s", m,
-          n == QMM_SELECT_N_SYMBOLIC ? (size_t)0 : n, order, name, want);
+          n == QMM_N_SYMBOLIC ? (size_t)0 : n, order, name, want);
     checks++;
 }
 
@@ -65,24 +65,24 @@ static void gemv_vs_matrix(const qmm_kernel **t, size_t count)
     for (size_t i = 0; i < 3; i++)
         expect(t, count, 256, ns[i], "smlal_8x8");
     expect(t, count, 256, 1, "gemv_64x1");
-    expect(t, count, 256, QMM_SELECT_N_SYMBOLIC, "smlal_8x8");
+    expect(t, count, 256, QMM_N_SYMBOLIC, "smlal_8x8");
 }
 
 static void sdot_if_supported(const qmm_kernel **t, size_t count)
 {
     sdot_flag = 0;
     expect(t, count, 256, 64, "smlal_8x8");
-    expect(t, count, 256, QMM_SELECT_N_SYMBOLIC, "smlal_8x8");
+    expect(t, count, 256, QMM_N_SYMBOLIC, "smlal_8x8");
     expect(t, count, 256, 1, "gemv_64x1");
     sdot_flag = 1;
     expect(t, count, 256, 64, "sdot_8x8");
-    expect(t, count, 256, QMM_SELECT_N_SYMBOLIC, "sdot_8x8");
+    expect(t, count, 256, QMM_N_SYMBOLIC, "sdot_8x8");
     expect(t, count, 256, 1, "gemv_64x1");
 }
 
 static void unsupported_never(const qmm_kernel **t, size_t count)
 {
-    static const size_t ns[] = {1, 2, 8, 16, 1000, QMM_SELECT_N_SYMBOLIC};
+    static const size_t ns[] = {1, 2, 8, 16, 1000, QMM_N_SYMBOLIC};
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
         const qmm_kernel *got = qmm_select(t, count, 256, ns[i]);
         CHECK(got != NULL && got->is_supported_here(), "n=%zu: chose %s", ns[i],
@@ -94,7 +94,7 @@ static void unsupported_never(const qmm_kernel **t, size_t count)
 static void only_gemv(const qmm_kernel **t, size_t count)
 {
     expect(t, count, 100, 50, "gemv_64x1");
-    expect(t, count, 100, QMM_SELECT_N_SYMBOLIC, "gemv_64x1");
+    expect(t, count, 100, QMM_N_SYMBOLIC, "gemv_64x1");
 }
 
 static void padding(const qmm_kernel **t, size_t count)
@@ -103,10 +103,10 @@ static void padding(const qmm_kernel **t, size_t count)
      * (10 * 9/16 = 5.6). */
     expect(t, count, 3, 3, "small_4x4");
     /* Symbolic n, m = 3: both expect 7.5 (20 * 3/8, 10 * 3/4); rank decides. */
-    expect(t, count, 3, QMM_SELECT_N_SYMBOLIC, "smlal_8x8");
+    expect(t, count, 3, QMM_N_SYMBOLIC, "smlal_8x8");
     /* Large shapes: the tiles fit, rank decides. */
     expect(t, count, 300, 300, "smlal_8x8");
-    expect(t, count, 300, QMM_SELECT_N_SYMBOLIC, "smlal_8x8");
+    expect(t, count, 300, QMM_N_SYMBOLIC, "smlal_8x8");
 }
 
 static void padding_paid_for(const qmm_kernel **t, size_t count)

@@ -15,7 +15,8 @@
  *  - m == 0 or n == 0 does nothing and returns QMM_OK, whatever the pointers
  *    and strides (leading dimensions of qmm_i8_i32 are still checked).
  *    k == 0 writes zeros to C.
- *  - m, n and k must each be at most PTRDIFF_MAX, and the span of memory an
+ *  - m, n and k must each be at most PTRDIFF_MAX (the rule above comes first:
+ *    an empty product is QMM_OK whatever k), and the span of memory an
  *    operand covers (from its lowest to its highest element, in bytes) must be
  *    representable without overflow and must not wrap around the address
  *    space; otherwise QMM_ERR_INVALID_ARG.
@@ -110,7 +111,8 @@ QMM_API const char *qmm_plan_kernel_name(const qmm_plan *plan, size_t n);
  * plan is QMM_ERR_INVALID_ARG (make a new plan for new weights). */
 QMM_API qmm_status qmm_plan_pack_a(qmm_plan *plan, const int8_t *a, size_t lda);
 
-/* Run with the packed A. n must equal the plan's n unless the plan is symbolic.
+/* Run with the packed A. n must equal the plan's n unless the plan is symbolic;
+ * n == 0 does nothing and returns QMM_OK on any packed plan.
  * QMM_ERR_INVALID_ARG before qmm_plan_pack_a, for an n the plan cannot run,
  * or for B and C arguments that break the rules. */
 QMM_API qmm_status qmm_plan_run(const qmm_plan *plan, size_t n, const int8_t *b, size_t ldb,

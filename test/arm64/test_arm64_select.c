@@ -108,7 +108,7 @@ static void expect_choice(size_t m, size_t n, const char *want)
     qmm_status st = qmm_choose_kernel(m, n, &k);
     const char *got = st == QMM_OK ? k->name : qmm_status_str(st);
     char nbuf[32];
-    if (n == QMM_SELECT_N_SYMBOLIC)
+    if (n == QMM_N_SYMBOLIC)
         snprintf(nbuf, sizeof nbuf, "symbolic");
     else
         snprintf(nbuf, sizeof nbuf, "%zu", n);
@@ -120,7 +120,7 @@ static void expect_choice(size_t m, size_t n, const char *want)
 static void selection(int dotprod_usable)
 {
     const char *matrix = sdot_built && dotprod_usable ? SDOT : SMLAL;
-    static const size_t ns[] = {8, 16, 64, 100, 1000, QMM_SELECT_N_SYMBOLIC};
+    static const size_t ns[] = {8, 16, 64, 100, 1000, QMM_N_SYMBOLIC};
     static const size_t ms[] = {8, 64, 256, 1000};
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
         for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++)

@@ -1,6 +1,6 @@
 # ctest script: install the build tree into a fresh prefix, then build and run
 # the consumer project against it. Variables: BUILD_DIR, SOURCE_DIR, WORK_DIR,
-# EXAMPLE_SOURCE.
+# EXAMPLE_SOURCE, LIBDIR (CMAKE_INSTALL_LIBDIR, relative to the prefix).
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 
@@ -12,9 +12,9 @@ function(run)
 endfunction()
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
-set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig:${prefix}/lib/x86_64-linux-gnu/pkgconfig)
+set(ENV{PKG_CONFIG_PATH} ${prefix}/${LIBDIR}/pkgconfig)
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${prefix}
-    -DCMAKE_BUILD_RPATH=${prefix}/lib -DEXAMPLE_SOURCE=${EXAMPLE_SOURCE})
+    -DCMAKE_BUILD_RPATH=${prefix}/${LIBDIR} -DEXAMPLE_SOURCE=${EXAMPLE_SOURCE})
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 foreach(exe consumer_shared consumer_static consumer_pkgconfig)
   run(${WORK_DIR}/build/${exe})
