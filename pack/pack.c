@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "bulk.h"
+
 /*
  * One template, instantiated per format so that the layout, the element width
  * and the interleave are constants in each inner loop. Each instance calls it
@@ -148,45 +150,6 @@ line_units(const int8_t *s, void *dst, size_t o, size_t block, const unsigned kr
         memcpy((char *)dst + (o + g * block) * eb, (char *)w + g * kr * eb, kr * eb);
 }
 
-/* Interleaved i16_k2 (kr == 2, int16), depths contiguous in the source, r ==
- * 6 lines (the A of the AVX2 kernel): DG depths of the 6 lines, that is DG/2
- * whole blocks of 6 pairs, contiguous in the panel. The 6 rows of DG bytes
- * are copied to a local block and sign-extended (t, w); rows 2j and 2j+1 are
- * interleaved by 32-bit pairs (z[j][b]: depth pair b of both lines, 8 bytes);
- * and block b of the panel is gathered from these 8-byte units, z[0..2][b].
- * Each step is a loop of constant bounds over exact-size local arrays that
- * gcc 12 vectorizes, all in registers (SSE2: pcmpgtb + punpck{l,h}bw,
- * punpck{l,h}dq, psrldq/punpcklqdq, 12 16-byte stores; NEON: sxtl, zip1/zip2,
- * st1); noinline keeps it so (see pair16_i16). Variants measured slower:
- * the direct transpose u[b][i][q] = t[i][2b+q] (vectorized into extractions
- * to scalar registers, no faster than line_units, which writes one 4-byte pair
- * per memcpy), and building the output in a local array written by one
- * memcpy, or with a variable block stride (the former spills to the stack,
- * both lose up to a third, depending on addresses). This is about 2.3x faster
- * than line_units (5.8 -> 13.5 GB/s of source on Zen3). */
-enum { K2L = 6 };  /* lines (== r) of rows_k2_i16 */
-
-static __attribute__((noinline)) void rows_k2_i16(const int8_t *s, ptrdiff_t ls, void *d)
-{
-    int8_t t[K2L][DG];
-    int16_t w[K2L][DG];
-    uint32_t v[K2L][DG / 2];
-    uint32_t z[K2L / 2][DG / 2][2];
-    for (unsigned i = 0; i < K2L; i++)
-        memcpy(t[i], s + (ptrdiff_t)i * ls, DG);
-    for (unsigned i = 0; i < K2L; i++)
-        for (unsigned p = 0; p < DG; p++)
-            w[i][p] = t[i][p];
-    memcpy(v, w, sizeof v);
-    for (unsigned j = 0; j < K2L / 2; j++)
-        for (unsigned b = 0; b < DG / 2; b++)
-            for (unsigned h = 0; h < 2; h++)
-                z[j][b][h] = v[2 * j + h][b];
-    for (unsigned b = 0; b < DG / 2; b++)
-        for (unsigned j = 0; j < K2L / 2; j++)
-            memcpy((char *)d + (b * K2L / 2 + j) * 8, z[j][b], 8);
-}
-
 /* Lines [0, lines) by chunks of 16, then at most one chunk each of 8, 4, 2, 1
  * lines, each with its constant count: the block functions above. */
 #define BY_CHUNKS(lines, CALL)                                                         \
@@ -254,10 +217,6 @@ pack_interleaved(unsigned r, size_t kp, const int8_t *src, ptrdiff_t ls, ptrdiff
         }
     } else if (ds == 1) {
         for (; full - p0 >= DG; p0 += DG, o += DG / kr * block) {
-            if (kr == 2 && eb == 2 && r == K2L && lines == K2L) {
-                rows_k2_i16(src + (ptrdiff_t)p0, ls, (int16_t *)dst + o);
-                continue;
-            }
             for (unsigned i = 0; i < lines; i++)
                 line_units(src + (ptrdiff_t)i * ls + (ptrdiff_t)p0, dst, o + (size_t)i * kr, block, kr, eb);
             for (unsigned g = 0; g < DG / kr; g++)
@@ -323,27 +282,6 @@ QMM_PACK_INSTANCE(pack_i16_kin16, 16, 2, 1)
  * of kr depths is packed into every panel before the next, so the source is
  * read once, row after row, instead of once per panel with a stride that
  * may be a power of two. */
-/* One block of 2 depths of 16 full lines that are contiguous in the source
- * (ls == 1), sign-extended to int16, into the 32 consecutive elements of the
- * panel at d (the i16_k2 layout for r == 16): the two rows of 16 bytes are
- * copied to a local block and interleaved there in loops of constant bounds
- * that the compiler vectorizes (on SSE2: pcmpgtb + punpck), then written as
- * one memcpy. Exact-size local arrays and noinline matter: inlined into the
- * panel loop (or with larger arrays) gcc 12 left the interleave scalar, and the
- * B of 1024x1024 packed at half the speed; as is it packs twice as fast as
- * the generic loop (10 vs 5.5 GB/s of source on Zen3). */
-static __attribute__((noinline)) void pair16_i16(const int8_t *s, ptrdiff_t ds, void *d)
-{
-    int8_t t[2][16];
-    int16_t u[32];
-    memcpy(t[0], s, 16);
-    memcpy(t[1], s + ds, 16);
-    for (unsigned i = 0; i < 16; i++)
-        for (unsigned q = 0; q < 2; q++)
-            u[i * 2 + q] = t[q][i];
-    memcpy(d, u, sizeof u);
-}
-
 static ALWAYS_INLINE void
 panels_interleaved_ls1(unsigned r, size_t kp, const int8_t *src, ptrdiff_t ds, size_t lines,
                        size_t k, unsigned char *dst, size_t panel_bytes, const unsigned kr,
@@ -354,11 +292,7 @@ panels_interleaved_ls1(unsigned r, size_t kp, const int8_t *src, ptrdiff_t ds, s
     size_t p0 = 0, o = 0;
     for (; p0 < full; p0 += kr, o += block) {
         const int8_t *s = src + (ptrdiff_t)p0 * ds;
-        size_t j = 0;
-        if (r == 16 && kr == 2 && eb == 2)
-            for (; (j + 1) * 16 <= lines; j++, s += 16)
-                pair16_i16(s, ds, dst + j * panel_bytes + o * eb);
-        for (; j < np; j++, s += r) {
+        for (size_t j = 0; j < np; j++, s += r) {
             unsigned nl = lines - j * r < r ? (unsigned)(lines - j * r) : r;
             void *d = dst + j * panel_bytes;
             for (unsigned i = 0; i < nl; i++)
@@ -425,6 +359,12 @@ void qmm_pack_panels(const qmm_pack_format *f, unsigned r, size_t kp, const int8
 {
     unsigned char *d = dst;
     const size_t panel = qmm_pack_panel_bytes(f, r, kp);
+    size_t done = qmm_pack_bulk(f, r, kp, src, line_stride, depth_stride, lines, k, d, panel);
+    if (done == lines)
+        return;
+    src += (ptrdiff_t)done * line_stride;
+    lines -= done;
+    d += done / r * panel;
     typedef void panels_fn(unsigned, size_t, const int8_t *, ptrdiff_t, size_t, size_t,
                            unsigned char *, size_t);
     panels_fn *multi = NULL;

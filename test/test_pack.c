@@ -101,14 +101,17 @@ int main(void)
                     one(f, r, (r + 1) / 2, depths[d], (test_layout)l);
                 }
     }
+    /* Depths around the steps of the bulk packers (pack/bulk.c: 2 and 16),
+     * which qmm_pack_panels uses where the CPU has them. */
     static const size_t counts[] = {1, 5, 53, 200};
+    static const size_t many_depths[] = {1, 15, 16, 37, 64};
     for (int fi = 0; fi < QMM_PACK_COUNT; fi++)
         for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++)
             for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
-                for (int l = 0; l < LAYOUT_COUNT; l++) {
-                    many(&qmm_pack_formats[fi], widths[w], counts[c], 37, (test_layout)l);
-                    many(&qmm_pack_formats[fi], widths[w], counts[c], 64, (test_layout)l);
-                }
+                for (int l = 0; l < LAYOUT_COUNT; l++)
+                    for (size_t d = 0; d < sizeof many_depths / sizeof many_depths[0]; d++)
+                        many(&qmm_pack_formats[fi], widths[w], counts[c], many_depths[d],
+                             (test_layout)l);
     /* Overflowing sizes report 0. */
     const qmm_pack_format *f = &qmm_pack_formats[QMM_PACK_I16_K2];
     CHECK(qmm_pack_panel_bytes(f, 64, SIZE_MAX / 64) == 0, "panel size overflow undetected");

@@ -1,0 +1,53 @@
+#include "bulk.h"
+
+#include "../dispatch/cpu.h"
+
+typedef struct bulk_packer {
+    enum qmm_pack_id format;  /* an interleaved format (see finish below) */
+    unsigned r;               /* lines per panel */
+    unsigned adjacent_lines;  /* 1: source lines adjacent (line stride 1); 0: depths */
+    unsigned depth_step;
+    unsigned features;        /* CPU features it needs (dispatch/cpu.h) */
+    qmm_pack_bulk_fn *pack;
+} bulk_packer;
+
+static const bulk_packer packers[] = {
+#if defined(__x86_64__)
+    {QMM_PACK_I16_K2, 16, 1, 2, QMM_CPU_AVX2, qmm_pack_i16_k2_lines16_avx2},
+    {QMM_PACK_I16_K2, 6, 0, 16, QMM_CPU_AVX2, qmm_pack_i16_k2_rows6_avx2},
+#endif
+    {QMM_PACK_COUNT, 0, 0, 1, 0, NULL},  /* keeps the table non-empty; never matches */
+};
+
+static const bulk_packer *find(const qmm_pack_format *f, unsigned r, ptrdiff_t ls,
+                               ptrdiff_t ds)
+{
+    for (size_t i = 0; i < sizeof packers / sizeof packers[0]; i++) {
+        const bulk_packer *b = &packers[i];
+        if (b->pack != NULL && f == &qmm_pack_formats[b->format] && r == b->r &&
+            (b->adjacent_lines ? ls == 1 : ds == 1) && qmm_cpu_has(b->features))
+            return b;
+    }
+    return NULL;
+}
+
+size_t qmm_pack_bulk(const qmm_pack_format *f, unsigned r, size_t kp, const int8_t *src,
+                     ptrdiff_t ls, ptrdiff_t ds, size_t lines, size_t k, unsigned char *dst,
+                     size_t panel_bytes)
+{
+    const bulk_packer *b = find(f, r, ls, ds);
+    if (b == NULL)
+        return 0;
+    const size_t panels = lines / r, depths = k / b->depth_step * b->depth_step;
+    if (panels == 0 || depths == 0)
+        return 0;
+    b->pack(src, b->adjacent_lines ? ds : ls, panels, depths, dst, panel_bytes);
+    /* The depths left and the padding: in an interleaved layout the depths
+     * from a multiple of kr on are a panel of their own, at the offset of
+     * their first depth block, which the portable packer writes. */
+    if (depths < kp)
+        for (size_t j = 0; j < panels; j++)
+            f->pack(r, kp - depths, src + (ptrdiff_t)(j * r) * ls + (ptrdiff_t)depths * ds, ls,
+                    ds, r, k - depths, dst + j * panel_bytes + depths * r * f->elem_bytes);
+    return panels * r;
+}

@@ -1,0 +1,34 @@
+/*
+ * Bulk packers: ISA-specific code for the packings that dominate a product's
+ * packing time (a kernel's A and B from row-major sources), used by
+ * qmm_pack_panels where the CPU allows. Each writes the same bytes as the
+ * format's portable packer; it only covers the full panels and a multiple of
+ * its depth step, and qmm_pack_panels finishes the rest portably.
+ *
+ * Adding one: a file under pack/<isa>/ and a line in the table of bulk.c.
+ */
+#ifndef QMM_PACK_BULK_H
+#define QMM_PACK_BULK_H
+
+#include "pack.h"
+
+/* Pack `panels` full panels of r lines each, depths [0, depths), into dst,
+ * panel j at dst + j * panel_bytes. The source's element (line i, depth p) is
+ * src[i + p*stride] for a packer of adjacent lines, src[i*stride + p] for one
+ * of adjacent depths. depths is a non-zero multiple of the packer's step. */
+typedef void qmm_pack_bulk_fn(const int8_t *src, ptrdiff_t stride, size_t panels,
+                              size_t depths, unsigned char *dst, size_t panel_bytes);
+
+/* AVX2 packers of i16_k2: 16 adjacent lines (B of the 6x16 kernel, row-major)
+ * and 6 lines of adjacent depths (its A, row-major). */
+qmm_pack_bulk_fn qmm_pack_i16_k2_lines16_avx2;
+qmm_pack_bulk_fn qmm_pack_i16_k2_rows6_avx2;
+
+/* Packs with a bulk packer what it covers of qmm_pack_panels' arguments (all
+ * the full panels, every depth), and returns the number of lines done: a
+ * multiple of r, 0 when no packer applies. */
+size_t qmm_pack_bulk(const qmm_pack_format *f, unsigned r, size_t kp, const int8_t *src,
+                     ptrdiff_t line_stride, ptrdiff_t depth_stride, size_t lines, size_t k,
+                     unsigned char *dst, size_t panel_bytes);
+
+#endif
