@@ -141,7 +141,17 @@ static qmm_status run(const qmm_kernel *kern, size_t m, size_t n, size_t k, size
                         kern->run(kp, ap, bp, ct, rsc, csc);
                         continue;
                     }
-                    kern->run(kp, ap, bp, edge, (ptrdiff_t)nr, 1);
+                    /* The last A panel of an m that is not a multiple of mr:
+                     * only its mv valid rows, when the kernel can. */
+                    const int partial = mv < mr && kern->run_rows != NULL;
+                    if (partial && nv == nr) {
+                        kern->run_rows((unsigned)mv, kp, ap, bp, ct, rsc, csc);
+                        continue;
+                    }
+                    if (partial)
+                        kern->run_rows((unsigned)mv, kp, ap, bp, edge, (ptrdiff_t)nr, 1);
+                    else
+                        kern->run(kp, ap, bp, edge, (ptrdiff_t)nr, 1);
                     for (size_t ii = 0; ii < mv; ii++)
                         for (size_t jj = 0; jj < nv; jj++)
                             ct[(ptrdiff_t)ii * rsc + (ptrdiff_t)jj * csc] = edge[ii * nr + jj];

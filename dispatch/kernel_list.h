@@ -1,7 +1,7 @@
 /*
  * Every kernel compiled into qmm, one line each, which is its descriptor:
  *
- *   QMM_KERNEL(name, isa, mr, nr, rank, A format, B format, CPU features)
+ *   QMM_KERNEL(name, isa, mr, nr, rank, A format, B format, CPU features, rows)
  *
  * name     the kernel's name; its code (one file under kernels/) defines
  *          qmm_<name>_run, a qmm_ukernel_fn (kernels/kernel.h)
@@ -12,24 +12,26 @@
  *          whose A is a layer's weights
  * formats  entries of the packing format table (pack/pack.h)
  * features what is_supported_here() requires (dispatch/cpu.h), 0 for none
+ * rows     ROWS when the code also defines qmm_<name>_run_rows, the optional
+ *          partial-rows microkernel (a qmm_ukernel_rows_fn), FULL when not
  *
  * Lines are guarded by the architecture their code is built for. The order
  * is what `qmm-bench --list` shows; the selector never depends on it.
  */
-QMM_KERNEL(generic_mmm_i8i32_3x4, "generic", 3, 4, 10, QMM_PACK_I16_KIN16, QMM_PACK_I16_KIN16, 0)
-QMM_KERNEL(generic_mmv_i8i32_4x1, "generic", 4, 1, 10, QMM_PACK_I8_KIN16, QMM_PACK_I16_KIN16, 0)
+QMM_KERNEL(generic_mmm_i8i32_3x4, "generic", 3, 4, 10, QMM_PACK_I16_KIN16, QMM_PACK_I16_KIN16, 0, FULL)
+QMM_KERNEL(generic_mmv_i8i32_4x1, "generic", 4, 1, 10, QMM_PACK_I8_KIN16, QMM_PACK_I16_KIN16, 0, FULL)
 #if defined(__x86_64__)
 /* x86_64: kernels/x86_64/; the *_avx2.c files alone are compiled with -mavx2
  * (cmake/kernels_x86_64.cmake), the library itself targets baseline x86-64. */
-QMM_KERNEL(x86_64_mmm_i8i32_6x16_avx2, "avx2", 6, 16, 20, QMM_PACK_I16_K2, QMM_PACK_I16_K2, QMM_CPU_AVX2)
-QMM_KERNEL(x86_64_mmv_i8i32_8x1_avx2, "avx2", 8, 1, 12, QMM_PACK_I8_KIN16, QMM_PACK_I16_KIN16, QMM_CPU_AVX2)
+QMM_KERNEL(x86_64_mmm_i8i32_6x16_avx2, "avx2", 6, 16, 20, QMM_PACK_I16_K2, QMM_PACK_I16_K2, QMM_CPU_AVX2, ROWS)
+QMM_KERNEL(x86_64_mmv_i8i32_8x1_avx2, "avx2", 8, 1, 12, QMM_PACK_I8_KIN16, QMM_PACK_I16_KIN16, QMM_CPU_AVX2, FULL)
 #endif
 #if defined(__aarch64__)
 /* arm64: kernels/arm64/. The SDOT kernel is built only when the assembler
  * knows dotprod (cmake/kernels_arm64.cmake defines QMM_HAVE_DOTPROD). */
-QMM_KERNEL(arm64_mmm_i8i32_8x8_smlal, "neon", 8, 8, 17, QMM_PACK_I8_K1, QMM_PACK_I8_K1, QMM_CPU_NEON)
+QMM_KERNEL(arm64_mmm_i8i32_8x8_smlal, "neon", 8, 8, 17, QMM_PACK_I8_K1, QMM_PACK_I8_K1, QMM_CPU_NEON, FULL)
 #if defined(QMM_HAVE_DOTPROD)
-QMM_KERNEL(arm64_mmm_i8i32_8x8_sdot, "neon+dotprod", 8, 8, 58, QMM_PACK_I8_K4, QMM_PACK_I8_K4, QMM_CPU_NEON | QMM_CPU_DOTPROD)
+QMM_KERNEL(arm64_mmm_i8i32_8x8_sdot, "neon+dotprod", 8, 8, 58, QMM_PACK_I8_K4, QMM_PACK_I8_K4, QMM_CPU_NEON | QMM_CPU_DOTPROD, FULL)
 #endif
-QMM_KERNEL(arm64_mmv_i8i32_64x1, "neon", 64, 1, 14, QMM_PACK_I8_K1, QMM_PACK_I8_K1, QMM_CPU_NEON)
+QMM_KERNEL(arm64_mmv_i8i32_64x1, "neon", 64, 1, 14, QMM_PACK_I8_K1, QMM_PACK_I8_K1, QMM_CPU_NEON, FULL)
 #endif

@@ -6,10 +6,16 @@
 #include "cpu.h"
 #include "qmm/qmm.h"
 
-/* Each line of the list becomes the kernel's code declaration, its
- * is_supported_here() and its descriptor. */
-#define QMM_KERNEL(name_, isa_, mr_, nr_, rank_, a_format_, b_format_, features_)      \
+/* Each line of the list becomes the kernel's code declarations, its
+ * is_supported_here() and its descriptor. The rows argument, ROWS or FULL,
+ * picks by token pasting whether run_rows is declared and set, or NULL. */
+#define QMM_ROWS_DECL_ROWS(name_) qmm_ukernel_rows_fn qmm_##name_##_run_rows;
+#define QMM_ROWS_DECL_FULL(name_)
+#define QMM_ROWS_FN_ROWS(name_) qmm_##name_##_run_rows
+#define QMM_ROWS_FN_FULL(name_) NULL
+#define QMM_KERNEL(name_, isa_, mr_, nr_, rank_, a_format_, b_format_, features_, rows_) \
     qmm_ukernel_fn qmm_##name_##_run;                                                  \
+    QMM_ROWS_DECL_##rows_(name_)                                                       \
     static int name_##_is_supported_here(void)                                         \
     {                                                                                  \
         return qmm_cpu_has(features_);                                                 \
@@ -25,9 +31,14 @@
         .features = features_,                                                         \
         .is_supported_here = name_##_is_supported_here,                                \
         .run = qmm_##name_##_run,                                                      \
+        .run_rows = QMM_ROWS_FN_##rows_(name_),                                        \
     };
 #include "kernel_list.h"
 #undef QMM_KERNEL
+#undef QMM_ROWS_DECL_ROWS
+#undef QMM_ROWS_DECL_FULL
+#undef QMM_ROWS_FN_ROWS
+#undef QMM_ROWS_FN_FULL
 
 static const qmm_kernel *const registry[] = {
 #define QMM_KERNEL(name_, ...) &name_##_descriptor,

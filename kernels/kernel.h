@@ -8,9 +8,15 @@
  * of it; kp may be 0 (the tile is then zeros). Packed panels are zero-padded, so the kernel never
  * handles partial tiles: the driver hands it a scratch tile at the edges of C.
  *
+ * Optional partial rows (run_rows, a qmm_ukernel_rows_fn): the same panels and
+ * strides as run (the A panel still laid out for mr rows, zero-padded), but it
+ * computes and stores only rows [0, rows) of the tile, all nr columns, for
+ * 1 <= rows < mr; it never writes rows >= rows. The driver then runs the last
+ * A panel of an m that is not a multiple of mr without computing padding rows.
+ *
  * Adding a kernel: one source file under kernels/<isa>/ that defines its
- * microkernel qmm_<name>_run, and its descriptor: one line in
- * dispatch/kernel_list.h.
+ * microkernel qmm_<name>_run (and qmm_<name>_run_rows if it has partial rows),
+ * and its descriptor: one line in dispatch/kernel_list.h.
  */
 #ifndef QMM_KERNEL_H
 #define QMM_KERNEL_H
@@ -22,6 +28,9 @@
 
 typedef void qmm_ukernel_fn(size_t kp, const void *a, const void *b,
                             int32_t *c, ptrdiff_t rsc, ptrdiff_t csc);
+
+typedef void qmm_ukernel_rows_fn(unsigned rows, size_t kp, const void *a, const void *b,
+                                 int32_t *c, ptrdiff_t rsc, ptrdiff_t csc);
 
 /* The largest tile any kernel may declare (mr * nr), so that the driver's edge
  * scratch tile lives on the stack. */
@@ -37,6 +46,7 @@ typedef struct qmm_kernel {
     unsigned features;       /* CPU features it needs (dispatch/cpu.h) */
     int (*is_supported_here)(void);
     qmm_ukernel_fn *run;
+    qmm_ukernel_rows_fn *run_rows; /* partial rows, 1 <= rows < mr; NULL when it has none */
 } qmm_kernel;
 
 #endif

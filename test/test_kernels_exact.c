@@ -1,6 +1,7 @@
 /*
  * Every kernel supported here, bit-exact against the reference: first a single
  * tile straight through the microkernel (the contract of kernels/kernel.h),
+ * and through its partial-rows microkernel for every row count if it has one,
  * then the whole exactness suite through a one-shot plan with that kernel forced.
  */
 #include <stdlib.h>
@@ -37,6 +38,31 @@ static long tiles(const qmm_kernel *kern)
     return checks;
 }
 
+/* The partial-rows microkernel, every row count: all nr columns as the driver
+ * runs it straight into C, with A's rows past `rows` holding data (row and
+ * column C) or padding (spaced C), and a partial B (reversed C). */
+static long rows_tiles(const qmm_kernel *kern)
+{
+    static const size_t depths[] = {0, 1, 2, 3, 7, 8, 9, 17, 65, 300};
+    const unsigned mr = kern->mr, nr = kern->nr;
+    long checks = 0;
+    if (kern->run_rows == NULL)
+        return 0;
+    for (unsigned rows = 1; rows < mr; rows++)
+        for (size_t d = 0; d < sizeof depths / sizeof depths[0]; d++) {
+            size_t k = depths[d];
+            checks += test_kernel_rows(kern, k, rows, mr, nr, LAYOUT_ROW, FILL_RANDOM);
+            checks += test_kernel_rows(kern, k, rows, mr, nr, LAYOUT_COL, FILL_RANDOM);
+            checks += test_kernel_rows(kern, k, rows, rows, nr, LAYOUT_SPACED, FILL_RANDOM);
+            checks += test_kernel_rows(kern, k, rows, rows, (nr + 1) / 2, LAYOUT_REVERSED,
+                                       FILL_RANDOM);
+        }
+    /* Sums past int32 wrap (a constant fill at k > 131072). */
+    for (unsigned rows = 1; rows < mr; rows++)
+        checks += test_kernel_rows(kern, 140007, rows, rows, nr, LAYOUT_ROW, FILL_MIN_MIN);
+    return checks;
+}
+
 int main(void)
 {
     long checks = 0;
@@ -50,6 +76,7 @@ int main(void)
         test_seed(i + 1);
         long before = checks;
         checks += tiles(current);
+        checks += rows_tiles(current);
         checks += exact_suite_run(current->name, product_on_current, NULL);
         printf("%-28s %ld checks\n", current->name, checks - before);
         ran++;

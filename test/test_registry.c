@@ -24,6 +24,8 @@ static void descriptors(void)
         CHECK(k->a_format->kr == k->b_format->kr, "%s: A and B formats pad depth differently",
               k->name);
         CHECK(k->run != NULL && k->is_supported_here != NULL, "%s: incomplete", k->name);
+        CHECK(k->run_rows == NULL || k->mr > 1,
+              "%s: partial rows on a one-row tile (mr %u) cannot be called", k->name, k->mr);
         CHECK(strncmp(k->name, "generic_", 8) != 0 || strcmp(k->isa, "generic") == 0,
               "%s: portable kernel with isa %s", k->name, k->isa);
         CHECK(info != NULL && strcmp(info->name, k->name) == 0 && info->mr == k->mr &&
@@ -37,6 +39,12 @@ static void descriptors(void)
             CHECK(k->is_supported_here(), "%s: portable kernel unsupported", k->name);
         checks++;
     }
+#if defined(__x86_64__)
+    /* The kernel list says ROWS for the AVX2 matrix kernel: the driver skips
+     * its padding rows. */
+    const qmm_kernel *avx2 = qmm_registry_find("x86_64_mmm_i8i32_6x16_avx2");
+    CHECK(avx2 != NULL && avx2->run_rows != NULL, "x86_64_mmm_i8i32_6x16_avx2: no run_rows");
+#endif
     CHECK(qmm_registry_at(count) == NULL && qmm_kernel_at(count) == NULL,
           "index past the end is not NULL");
     CHECK(qmm_registry_find("no_such_kernel") == NULL, "found a kernel that does not exist");

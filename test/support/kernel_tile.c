@@ -10,16 +10,20 @@ static void fill_matrix(test_matrix *m, test_fill f, int is_a)
         test_matrix_fill_i8(m, f == FILL_MIN_MIN || is_a ? -128 : 127);
 }
 
-long test_kernel_tile(const qmm_kernel *kern, size_t k, unsigned mv, unsigned nv,
-                      test_layout lc, test_fill fill)
+/* rows == 0: the full tile through run; else run_rows(rows). */
+static long check_tile(const qmm_kernel *kern, size_t k, unsigned rows, unsigned mv,
+                       unsigned nv, test_layout lc, test_fill fill)
 {
+    const int32_t sentinel = INT32_C(-559038737); /* 0xdeadbeef */
     const unsigned mr = kern->mr, nr = kern->nr;
+    const unsigned stored = rows ? rows : mr;
     size_t kp = qmm_pack_padded_depth(kern->a_format, k);
     test_matrix a = test_matrix_new(mv, k, 1, LAYOUT_ROW, 0);
     test_matrix b = test_matrix_new(k, nv, 1, LAYOUT_ROW, 0);
     test_matrix c = test_matrix_new(mr, nr, 4, lc, 2);
     fill_matrix(&a, fill, 1);
     fill_matrix(&b, fill, 0);
+    test_matrix_fill_i32(&c, sentinel);
     size_t abytes = kp ? qmm_pack_panel_bytes(kern->a_format, mr, kp) : 64;
     size_t bbytes = kp ? qmm_pack_panel_bytes(kern->b_format, nr, kp) : 64;
     void *pa = aligned_alloc(kern->a_format->align, abytes);
@@ -33,11 +37,20 @@ long test_kernel_tile(const qmm_kernel *kern, size_t k, unsigned mv, unsigned nv
     test_reference(&a, &b, ref);
     for (unsigned i = 0; i < mr; i++)
         for (unsigned j = 0; j < nr; j++)
-            want[i * nr + j] = i < mv && j < nv ? ref[i * nv + j] : 0;
-    kern->run(kp, pa, pb, c.base, c.rs, c.cs);
+            want[i * nr + j] = i >= stored              ? sentinel
+                               : i < mv && j < nv ? ref[i * nv + j]
+                                                  : 0;
     char label[160];
-    snprintf(label, sizeof label, "%s tile k=%zu valid %ux%u C:%s%s", kern->name, k, mv, nv,
-             test_layout_names[lc], fill == FILL_RANDOM ? "" : " extremes");
+    if (rows == 0) {
+        kern->run(kp, pa, pb, c.base, c.rs, c.cs);
+        snprintf(label, sizeof label, "%s tile k=%zu valid %ux%u C:%s%s", kern->name, k, mv,
+                 nv, test_layout_names[lc], fill == FILL_RANDOM ? "" : " extremes");
+    } else {
+        kern->run_rows(rows, kp, pa, pb, c.base, c.rs, c.cs);
+        snprintf(label, sizeof label, "%s run_rows(%u) k=%zu valid %ux%u C:%s%s", kern->name,
+                 rows, k, mv, nv, test_layout_names[lc],
+                 fill == FILL_RANDOM ? "" : " extremes");
+    }
     test_compare(label, &c, want);
     free(pa);
     free(pb);
@@ -47,4 +60,21 @@ long test_kernel_tile(const qmm_kernel *kern, size_t k, unsigned mv, unsigned nv
     test_matrix_free(&b);
     test_matrix_free(&c);
     return 1;
+}
+
+long test_kernel_tile(const qmm_kernel *kern, size_t k, unsigned mv, unsigned nv,
+                      test_layout lc, test_fill fill)
+{
+    return check_tile(kern, k, 0, mv, nv, lc, fill);
+}
+
+long test_kernel_rows(const qmm_kernel *kern, size_t k, unsigned rows, unsigned mv,
+                      unsigned nv, test_layout lc, test_fill fill)
+{
+    if (kern->run_rows == NULL || rows == 0 || rows >= kern->mr || mv > kern->mr) {
+        CHECK(0, "%s: run_rows(%u) outside its contract (mr %u, run_rows %s)", kern->name,
+              rows, kern->mr, kern->run_rows ? "set" : "NULL");
+        return 1;
+    }
+    return check_tile(kern, k, rows, mv, nv, lc, fill);
 }

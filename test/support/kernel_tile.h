@@ -20,4 +20,12 @@ typedef enum test_fill {
 long test_kernel_tile(const qmm_kernel *kern, size_t k, unsigned mv, unsigned nv,
                       test_layout lc, test_fill fill);
 
+/* The same for the partial-rows microkernel run_rows(rows, ...) (the kernel
+ * must have one, 1 <= rows < mr): C is a full mr x nr tile filled with a
+ * sentinel first; rows [0, rows) must hold the product and rows [rows, mr)
+ * the sentinel still. mv (<= mr) rows of A are packed: more than `rows`
+ * checks that the rows past `rows` are not mixed in. Returns 1. */
+long test_kernel_rows(const qmm_kernel *kern, size_t k, unsigned rows, unsigned mv,
+                      unsigned nv, test_layout lc, test_fill fill);
+
 #endif

@@ -123,6 +123,13 @@ void test_matrix_fill_i8(test_matrix *m, int8_t v)
             *(int8_t *)element(m, i, j) = v;
 }
 
+void test_matrix_fill_i32(test_matrix *m, int32_t v)
+{
+    for (size_t i = 0; i < m->rows; i++)
+        for (size_t j = 0; j < m->cols; j++)
+            memcpy(element(m, i, j), &v, sizeof v);
+}
+
 int8_t test_i8_at(const test_matrix *m, size_t i, size_t j)
 {
     return *(const int8_t *)element(m, i, j);

@@ -59,6 +59,7 @@ test_matrix test_matrix_new(size_t rows, size_t cols, size_t elem, test_layout l
 void test_matrix_free(test_matrix *m);
 void test_matrix_fill_random_i8(test_matrix *m);   /* elements only */
 void test_matrix_fill_i8(test_matrix *m, int8_t v);
+void test_matrix_fill_i32(test_matrix *m, int32_t v);  /* elements of 4 bytes */
 int8_t test_i8_at(const test_matrix *m, size_t i, size_t j);
 int32_t test_i32_at(const test_matrix *m, size_t i, size_t j);
 /* Nonzero when every byte outside the elements still holds the pattern. */

@@ -11,7 +11,8 @@
  *                                 refuses it with QMM_ERR_UNSUPPORTED, C untouched
  *
  * The first three then check bit-exactness: each supported kernel's microkernel
- * on single tiles (full, partial, both C orders), and a set of edge shapes
+ * on single tiles (full, partial, both C orders; partial rows where it has
+ * them), and a set of edge shapes
  * through the public calls (the selected kernels) and through each supported
  * kernel forced. A kernel chosen on a CPU without its instructions would die
  * here with SIGILL, which ctest reports as a failure.
@@ -145,6 +146,9 @@ static void exactness(void)
             checks += test_kernel_tile(k, depths[d], k->mr, k->nr, LAYOUT_COL, FILL_MIN_MIN);
             checks += test_kernel_tile(k, depths[d], (k->mr + 1) / 2, (k->nr + 1) / 2,
                                        d % 2 ? LAYOUT_REVERSED : LAYOUT_SPACED, FILL_RANDOM);
+            for (unsigned rows = 1; k->run_rows != NULL && rows < k->mr; rows++)
+                checks += test_kernel_rows(k, depths[d], rows, k->mr, k->nr,
+                                           d % 2 ? LAYOUT_COL : LAYOUT_ROW, FILL_RANDOM);
         }
         products_through(k);
     }
