@@ -30,10 +30,11 @@ static double useful(size_t e, unsigned t)
 }
 
 /* The rank is the kernel's expected speed on full tiles; on this shape it
- * does only the useful fraction of its work (for symbolic n, along m only). */
+ * does only the useful fraction of its work (for symbolic n, along m only).
+ * A kernel with partial rows (run_rows) computes no padding rows. */
 static double expected_speed(const qmm_kernel *k, shape s)
 {
-    double f = useful(s.m, k->mr);
+    double f = k->run_rows != NULL ? 1.0 : useful(s.m, k->mr);
     if (s.n != QMM_N_SYMBOLIC)
         f *= useful(s.n, k->nr);
     return k->rank * f;
