@@ -169,14 +169,26 @@ struct contender {
     int8_t *c8;
 };
 
-static double int32_error(contender *w, const operands *o)
+/* Largest |result - exact| over C, the result read from c (int32) or cf. */
+static double max_error(const contender *w, const operands *o, int from_float)
 {
     double worst = 0;
     for (size_t i = 0; i < o->s.m * o->s.n; i++) {
-        double e = fabs((double)w->c[i] - (double)o->ref[i]);
+        double got = from_float ? (double)w->cf[i] : (double)w->c[i];
+        double e = fabs(got - (double)o->ref[i]);
         worst = e > worst ? e : worst;
     }
     return worst;
+}
+
+static double int32_error(contender *w, const operands *o)
+{
+    return max_error(w, o, 0);
+}
+
+static double float_error(contender *w, const operands *o)
+{
+    return max_error(w, o, 1);
 }
 
 static int alloc_c(contender *w, const operands *o)
@@ -321,15 +333,6 @@ static int sgemm_run(contender *w, const operands *o)
     cblas_sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, (int)s.m, (int)s.n, (int)s.k, 1.0f, o->af,
                 (int)s.k, o->bf, (int)s.n, 0.0f, w->cf, (int)s.n);
     return 1;
-}
-static double float_error(contender *w, const operands *o)
-{
-    double worst = 0;
-    for (size_t i = 0; i < o->s.m * o->s.n; i++) {
-        double e = fabs((double)w->cf[i] - (double)o->ref[i]);
-        worst = e > worst ? e : worst;
-    }
-    return worst;
 }
 
 static contender contenders[] = {
