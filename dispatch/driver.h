@@ -7,8 +7,10 @@
  * B is packed a block of columns at a time. Loop order, outermost first:
  * B block (packed, kept in the outer caches), A block (mc rows, sized for L2),
  * B panel (nr columns, stays in L1 across the A panels of the block),
- * A panel. Full tiles are stored straight to C; tiles that cross the edge of C
- * go through a scratch tile so kernels never handle partial tiles.
+ * A panel. Full tiles are stored straight to C, and so are the tiles of the
+ * last A panel that have all nr columns when the kernel has partial rows
+ * (run_rows); other tiles that cross the edge of C go through a scratch tile
+ * so kernels never handle partial columns.
  */
 #ifndef QMM_DRIVER_H
 #define QMM_DRIVER_H
