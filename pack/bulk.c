@@ -3,7 +3,7 @@
 #include "../dispatch/cpu.h"
 
 typedef struct bulk_packer {
-    enum qmm_pack_id format;  /* an interleaved format (see finish below) */
+    enum qmm_pack_id format;  /* interleaved: qmm_pack_bulk finishes the depths left as a sub-panel */
     unsigned r;               /* lines per panel */
     unsigned adjacent_lines;  /* 1: source lines adjacent (line stride 1); 0: depths */
     unsigned depth_step;

@@ -91,7 +91,8 @@ static inline void qmm_pack_panel(const qmm_pack_format *f, unsigned r, size_t k
  * qmm_pack_panel_bytes(f, r, kp): the same bytes as qmm_pack_panel on each
  * panel, the last one partial, but with loops over the whole set where that
  * reads the source better (lines contiguous in the source; K-inner panels
- * without padding between them). */
+ * without padding between them), and through an ISA bulk packer where the
+ * CPU has one for this format, width and source orientation (pack/bulk.h). */
 void qmm_pack_panels(const qmm_pack_format *f, unsigned r, size_t kp, const int8_t *src,
                      ptrdiff_t line_stride, ptrdiff_t depth_stride, size_t lines, size_t k,
                      void *dst);

@@ -26,26 +26,27 @@ static inline void pair16(const int8_t *s0, const int8_t *s1, unsigned char *d)
 
 enum { GROUP = 4 };  /* panels per pass: 64 source bytes, a cache line */
 
+/* `group` consecutive panels from src, depth after depth. */
+static inline __attribute__((always_inline)) void
+pass(const int8_t *s, ptrdiff_t ds, size_t depths, unsigned char *d, size_t panel_bytes,
+     const unsigned group)
+{
+    for (size_t p = 0; p < depths; p += 2, s += 2 * ds, d += 64)
+        for (unsigned g = 0; g < group; g++)
+            pair16(s + 16 * g, s + ds + 16 * g, d + g * panel_bytes);
+}
+
 /* B: lines (columns) adjacent, 16 per panel. A pass writes GROUP panels
- * together, depth after depth: every source line it reads is whole, and
- * each panel is a sequential stream of stores. */
+ * together, so every source line it reads is whole and each panel is a
+ * sequential stream of stores; the last panels go one per pass. */
 void qmm_pack_i16_k2_lines16_avx2(const int8_t *src, ptrdiff_t ds, size_t panels, size_t depths,
                                   unsigned char *dst, size_t panel_bytes)
 {
     size_t j = 0;
-    for (; j + GROUP <= panels; j += GROUP) {
-        const int8_t *s = src + 16 * j;
-        unsigned char *d = dst + j * panel_bytes;
-        for (size_t p = 0; p < depths; p += 2, s += 2 * ds, d += 64)
-            for (unsigned g = 0; g < GROUP; g++)
-                pair16(s + 16 * g, s + ds + 16 * g, d + g * panel_bytes);
-    }
-    for (; j < panels; j++) {
-        const int8_t *s = src + 16 * j;
-        unsigned char *d = dst + j * panel_bytes;
-        for (size_t p = 0; p < depths; p += 2, s += 2 * ds, d += 64)
-            pair16(s, s + ds, d);
-    }
+    for (; j + GROUP <= panels; j += GROUP)
+        pass(src + 16 * j, ds, depths, dst + j * panel_bytes, panel_bytes, GROUP);
+    for (; j < panels; j++)
+        pass(src + 16 * j, ds, depths, dst + j * panel_bytes, panel_bytes, 1);
 }
 
 /* A: 6 rows of adjacent depths. Per 16 depths, each row widens to 8 int32

@@ -40,17 +40,15 @@ static long check_tile(const qmm_kernel *kern, size_t k, unsigned rows, unsigned
             want[i * nr + j] = i >= stored              ? sentinel
                                : i < mv && j < nv ? ref[i * nv + j]
                                                   : 0;
-    char label[160];
+    char entry[32] = "tile", label[192];
     if (rows == 0) {
         kern->run(kp, pa, pb, c.base, c.rs, c.cs);
-        snprintf(label, sizeof label, "%s tile k=%zu valid %ux%u C:%s%s", kern->name, k, mv,
-                 nv, test_layout_names[lc], fill == FILL_RANDOM ? "" : " extremes");
     } else {
         kern->run_rows(rows, kp, pa, pb, c.base, c.rs, c.cs);
-        snprintf(label, sizeof label, "%s run_rows(%u) k=%zu valid %ux%u C:%s%s", kern->name,
-                 rows, k, mv, nv, test_layout_names[lc],
-                 fill == FILL_RANDOM ? "" : " extremes");
+        snprintf(entry, sizeof entry, "run_rows(%u)", rows);
     }
+    snprintf(label, sizeof label, "%s %s k=%zu valid %ux%u C:%s%s", kern->name, entry, k, mv,
+             nv, test_layout_names[lc], fill == FILL_RANDOM ? "" : " extremes");
     test_compare(label, &c, want);
     free(pa);
     free(pb);
