@@ -14,6 +14,7 @@ const qmm_cpu_feature_name qmm_cpu_feature_names[] = {
     {"i8mm", QMM_CPU_I8MM},
     {"avx2", QMM_CPU_AVX2},
     {"fma", QMM_CPU_FMA},
+    {"avx512vnni", QMM_CPU_AVX512VNNI},
 };
 const size_t qmm_cpu_feature_name_count =
     sizeof qmm_cpu_feature_names / sizeof qmm_cpu_feature_names[0];

@@ -14,6 +14,7 @@ enum qmm_cpu_feature {
     QMM_CPU_I8MM = 1u << 2,     /* arm64 FEAT_I8MM: SMMLA */
     QMM_CPU_AVX2 = 1u << 3,     /* x86 AVX2, with the OS saving YMM state */
     QMM_CPU_FMA = 1u << 4,      /* x86 FMA3 */
+    QMM_CPU_AVX512VNNI = 1u << 5, /* x86 AVX-512 F, BW, VL and VNNI, with the OS saving ZMM state */
 };
 
 typedef struct qmm_cpu_feature_name {

@@ -1,15 +1,21 @@
 /*
  * x86_64 dispatch and exactness, small enough to run under qemu-x86_64 in
- * seconds (test_kernels_exact takes minutes there):
+ * seconds (test_kernels_exact takes minutes there). The x86 kernels come in
+ * tiers, each needing the features of the one before and its own: portable,
+ * avx2 (AVX2), avx512vnni (AVX2 and AVX-512 F/BW/VL/VNNI).
  *
- *   test_x86_dispatch auto        AVX2 kernels supported and chosen iff this CPU
- *                                 has AVX2 and QMM_DISABLE leaves it
- *   test_x86_dispatch avx2        the CPU must have AVX2: AVX2 kernels chosen
- *   test_x86_dispatch portable    AVX2 kernels unsupported, the portable ones chosen
+ *   test_x86_dispatch auto        the tier that the features in effect allow
+ *                                 (this CPU narrowed by QMM_DISABLE) is chosen
+ *   test_x86_dispatch avx2        the CPU must have AVX2 in effect and not
+ *                                 AVX-512 VNNI (QEMU's -cpu max): the AVX2 tier
+ *   test_x86_dispatch portable    AVX2 not in effect: the portable tier
  *   test_x86_dispatch forced <k>  QMM_KERNEL=<k> (set by the caller) names a
  *                                 kernel that cannot run here: every entry point
  *                                 refuses it with QMM_ERR_UNSUPPORTED, C untouched
  *
+ * "Chosen" means: every kernel of a tier above is unsupported, every kernel of
+ * the expected tier and below is supported, and each role (matrix, GEMV) runs
+ * the highest of those tiers that has a kernel of that role.
  * The first three then check bit-exactness: each supported kernel's microkernel
  * on single tiles (full, partial, both C orders; partial rows where it has
  * them), and a set of edge shapes
@@ -30,47 +36,74 @@
 
 static long checks;
 
-static int is_avx2(const qmm_kernel *k)
+/* The tiers, lowest first, by the isa their kernels declare. */
+static const char *const tiers[] = {"generic", "avx2", "avx512vnni"};
+enum { TIERS = sizeof tiers / sizeof tiers[0] };
+
+static int tier_of(const qmm_kernel *k)
 {
-    return strcmp(k->isa, "avx2") == 0;
+    for (int t = 0; t < TIERS; t++)
+        if (strcmp(k->isa, tiers[t]) == 0)
+            return t;
+    CHECK(0, "%s: isa %s is in no x86 tier", k->name, k->isa);
+    return -1;
+}
+
+/* The highest tier up to `top` with a kernel of the role (nr == 1 or not). */
+static int role_tier(int top, int gemv)
+{
+    int best = -1;
+    for (size_t i = 0; i < qmm_registry_count(); i++) {
+        const qmm_kernel *k = qmm_registry_at(i);
+        int t = tier_of(k);
+        if ((k->nr == 1) == gemv && t <= top && t > best)
+            best = t;
+    }
+    return best;
 }
 
 /* ---- which kernels ------------------------------------------------------ */
 
-static void expect_selection(int avx2)
+static void expect_selection(int top)
 {
-    size_t avx2_kernels = 0;
+    size_t per_tier[TIERS] = {0};
     for (size_t i = 0; i < qmm_registry_count(); i++) {
         const qmm_kernel *k = qmm_registry_at(i);
-        if (!is_avx2(k))
+        int t = tier_of(k), want = t <= top;
+        if (t < 0)
             continue;
-        avx2_kernels++;
-        CHECK((k->is_supported_here() != 0) == avx2, "%s: supported_here %d, expected %d",
-              k->name, k->is_supported_here() != 0, avx2);
-        CHECK(qmm_kernel_at(i)->supported_here == avx2, "%s: qmm_kernel_at says %d", k->name,
+        per_tier[t]++;
+        CHECK((k->is_supported_here() != 0) == want, "%s: supported_here %d, expected %d",
+              k->name, k->is_supported_here() != 0, want);
+        CHECK(qmm_kernel_at(i)->supported_here == want, "%s: qmm_kernel_at says %d", k->name,
               qmm_kernel_at(i)->supported_here);
         checks += 2;
     }
-    CHECK(avx2_kernels >= 2, "only %zu AVX2 kernels compiled in", avx2_kernels);
+    for (int t = 0; t < TIERS; t++)
+        CHECK(per_tier[t] >= 1, "no %s kernel compiled in", tiers[t]);
+    const int matrix_tier = role_tier(top, 0), gemv_tier = role_tier(top, 1);
 
-    /* What the one-shot calls and the plans run, matrix and GEMV roles. */
+    /* What the one-shot calls and the plans run, matrix and GEMV roles (a
+     * single row, 1 x n, runs transposed as a GEMV). */
     static const size_t shapes[][2] = {{64, 64}, {1000, 1000}, {64, 1}, {1, 64}, {100, 30}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         const qmm_kernel *k = NULL;
-        CHECK(qmm_choose_for_call(shapes[s][0], shapes[s][1], &k) == QMM_OK && k != NULL,
-              "no kernel for m=%zu n=%zu", shapes[s][0], shapes[s][1]);
+        size_t m = shapes[s][0], n = shapes[s][1];
+        CHECK(qmm_choose_for_call(m, n, &k) == QMM_OK && k != NULL, "no kernel for m=%zu n=%zu",
+              m, n);
+        int want = m == 1 || n == 1 ? gemv_tier : matrix_tier;
         if (k != NULL)
-            CHECK(is_avx2(k) == avx2, "m=%zu n=%zu runs %s (isa %s)", shapes[s][0],
-                  shapes[s][1], k->name, k->isa);
+            CHECK(tier_of(k) == want, "m=%zu n=%zu runs %s (isa %s), expected isa %s", m, n,
+                  k->name, k->isa, tiers[want]);
         checks++;
     }
     qmm_plan *plan = NULL;
     CHECK(qmm_plan_create(&plan, 50, QMM_N_SYMBOLIC, 70) == QMM_OK, "symbolic plan");
     if (plan != NULL) {
         const qmm_kernel *matrix = qmm_plan_kernel(plan, 8), *gemv = qmm_plan_kernel(plan, 1);
-        CHECK(matrix != NULL && is_avx2(matrix) == avx2 && matrix->nr > 1,
+        CHECK(matrix != NULL && tier_of(matrix) == matrix_tier && matrix->nr > 1,
               "symbolic plan, n > 1: %s", matrix ? matrix->name : "none");
-        CHECK(gemv != NULL && is_avx2(gemv) == avx2 && gemv->nr == 1,
+        CHECK(gemv != NULL && tier_of(gemv) == gemv_tier && gemv->nr == 1,
               "symbolic plan, n == 1: %s", gemv ? gemv->name : "none");
         printf("chosen: matrix %s, GEMV %s\n", matrix ? matrix->name : "none",
                gemv ? gemv->name : "none");
@@ -198,24 +231,26 @@ int main(int argc, char **argv)
         forced_unsupported(argv[2]);
         return test_finish("test_x86_dispatch forced", checks);
     }
-    int hw = (qmm_cpu_detect_hardware() & QMM_CPU_AVX2) != 0;
-    int avx2;
+    const unsigned hw = qmm_cpu_detect_hardware();
+    const unsigned vnni = QMM_CPU_AVX2 | QMM_CPU_AVX512VNNI;
+    int top; /* the tier expected */
     if (strcmp(mode, "auto") == 0) {
-        avx2 = qmm_cpu_has(QMM_CPU_AVX2);
+        top = qmm_cpu_has(vnni) ? 2 : qmm_cpu_has(QMM_CPU_AVX2) ? 1 : 0;
     } else if (strcmp(mode, "avx2") == 0) {
-        CHECK(hw, "this CPU does not report AVX2");
-        avx2 = 1;
+        CHECK(qmm_cpu_has(QMM_CPU_AVX2) && !qmm_cpu_has(vnni),
+              "expected AVX2 in effect and AVX-512 VNNI not");
+        top = 1;
     } else if (strcmp(mode, "portable") == 0) {
         CHECK(!qmm_cpu_has(QMM_CPU_AVX2), "AVX2 is in effect");
-        avx2 = 0;
+        top = 0;
     } else {
         fprintf(stderr, "usage: test_x86_dispatch auto|avx2|portable|forced <kernel>\n");
         return 2;
     }
-    printf("mode %s: hardware AVX2 %d, expecting AVX2 kernels %s\n", mode, hw,
-           avx2 ? "chosen" : "unsupported");
+    printf("mode %s: hardware AVX2 %d, AVX-512 VNNI %d; expecting the %s tier\n", mode,
+           (hw & QMM_CPU_AVX2) != 0, (hw & QMM_CPU_AVX512VNNI) != 0, tiers[top]);
     checks++;
-    expect_selection(avx2);
+    expect_selection(top);
     exactness();
     return test_finish("test_x86_dispatch", checks);
 }
