@@ -24,6 +24,11 @@ typedef void qmm_pack_bulk_fn(const int8_t *src, ptrdiff_t stride, size_t panels
 qmm_pack_bulk_fn qmm_pack_i16_k2_lines16_avx2;
 qmm_pack_bulk_fn qmm_pack_i16_k2_rows6_avx2;
 
+/* AVX2 packers of i8_k4: 32 adjacent lines (B of the 12x32 AVX-512 VNNI
+ * kernel, row-major) and 12 lines of adjacent depths (its A, row-major). */
+qmm_pack_bulk_fn qmm_pack_i8_k4_lines32_avx2;
+qmm_pack_bulk_fn qmm_pack_i8_k4_rows12_avx2;
+
 /* Packs with a bulk packer what it covers of qmm_pack_panels' arguments (all
  * the full panels, every depth), and returns the number of lines done: a
  * multiple of r, 0 when no packer applies. */

@@ -85,7 +85,7 @@ static void many(const qmm_pack_format *f, unsigned r, size_t lines, size_t k, t
 
 int main(void)
 {
-    static const unsigned widths[] = {1, 2, 3, 4, 6, 8, 16, 64};
+    static const unsigned widths[] = {1, 2, 3, 4, 6, 8, 12, 16, 32, 64};
     static const size_t depths[] = {1, 2, 3, 4, 5, 7, 8, 9, 31, 64, 65};
     test_seed(7);
     for (int fi = 0; fi < QMM_PACK_COUNT; fi++) {
@@ -101,10 +101,10 @@ int main(void)
                     one(f, r, (r + 1) / 2, depths[d], (test_layout)l);
                 }
     }
-    /* Depths around the steps of the bulk packers (pack/bulk.c: 2 and 16),
+    /* Depths around the steps of the bulk packers (pack/bulk.c: 2, 4 and 16),
      * which qmm_pack_panels uses where the CPU has them. */
     static const size_t counts[] = {1, 5, 53, 200};
-    static const size_t many_depths[] = {1, 15, 16, 37, 64};
+    static const size_t many_depths[] = {1, 4, 15, 16, 37, 64};
     for (int fi = 0; fi < QMM_PACK_COUNT; fi++)
         for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++)
             for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
