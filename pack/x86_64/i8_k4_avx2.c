@@ -30,14 +30,24 @@ static inline void quad32(const int8_t *s, ptrdiff_t ds, unsigned char *d)
     _mm256_storeu_si256(o + 3, _mm256_permute2x128_si256(c2, c3, 0x31));
 }
 
-/* Quad after quad, each through every panel, so that the four source rows are
- * read once, whole, while the panels fill in step. */
+/* Two panels at a time (64 source bytes, a cache line, per row), quad after
+ * quad: each panel is written in order. Walking every panel per quad instead
+ * writes as many streams as panels, and panels a multiple of 4 KiB apart
+ * (k = 384: 12 KiB) all fall in one L1 set: 3x slower at 128x384x1536. */
 void qmm_pack_i8_k4_lines32_avx2(const int8_t *src, ptrdiff_t stride, size_t panels,
                                  size_t depths, unsigned char *dst, size_t panel_bytes)
 {
-    for (size_t p = 0; p < depths; p += 4, src += 4 * stride, dst += 128)
-        for (size_t j = 0; j < panels; j++)
-            quad32(src + 32 * j, stride, dst + j * panel_bytes);
+    size_t j = 0;
+    for (; j + 2 <= panels; j += 2)
+        for (size_t p = 0; p < depths; p += 4) {
+            const int8_t *s = src + 32 * j + (ptrdiff_t)p * stride;
+            unsigned char *d = dst + j * panel_bytes + p * 32;
+            quad32(s, stride, d);
+            quad32(s + 32, stride, d + panel_bytes);
+        }
+    for (; j < panels; j++)
+        for (size_t p = 0; p < depths; p += 4)
+            quad32(src + 32 * j + (ptrdiff_t)p * stride, stride, dst + j * panel_bytes + p * 32);
 }
 
 /* A: depths adjacent, 12 lines (rows) per panel. Sixteen depths of rows
