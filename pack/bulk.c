@@ -16,10 +16,35 @@ static const bulk_packer packers[] = {
     {QMM_PACK_I16_K2, 16, 1, 2, QMM_CPU_AVX2, qmm_pack_i16_k2_lines16_avx2},
     {QMM_PACK_I16_K2, 6, 0, 16, QMM_CPU_AVX2, qmm_pack_i16_k2_rows6_avx2},
     {QMM_PACK_I8_K4, 32, 1, 4, QMM_CPU_AVX2, qmm_pack_i8_k4_lines32_avx2},
-    {QMM_PACK_I8_K4, 12, 0, 16, QMM_CPU_AVX2, qmm_pack_i8_k4_rows12_avx2},
+    {QMM_PACK_I8_K4_SUMS, 12, 0, 16, QMM_CPU_AVX2, qmm_pack_i8_k4_rows12_avx2},
 #endif
     {QMM_PACK_COUNT, 0, 0, 1, 0, NULL},  /* keeps the table non-empty; never matches */
 };
+
+typedef struct sums_routine {
+    enum qmm_pack_id format;
+    unsigned r;
+    unsigned features;
+    qmm_pack_sums_fn *sums;
+} sums_routine;
+
+static const sums_routine sums_routines[] = {
+#if defined(__x86_64__)
+    {QMM_PACK_I8_K4_SUMS, 12, QMM_CPU_AVX2, qmm_pack_i8_k4_sums12_avx2},
+#endif
+    {QMM_PACK_COUNT, 0, 0, NULL},  /* keeps the table non-empty; never matches */
+};
+
+qmm_pack_sums_fn *qmm_pack_bulk_sums(const qmm_pack_format *f, unsigned r)
+{
+    for (size_t i = 0; i < sizeof sums_routines / sizeof sums_routines[0]; i++) {
+        const sums_routine *s = &sums_routines[i];
+        if (s->sums != NULL && f == &qmm_pack_formats[s->format] && r == s->r &&
+            qmm_cpu_has(s->features))
+            return s->sums;
+    }
+    return NULL;
+}
 
 static const bulk_packer *find(const qmm_pack_format *f, unsigned r, ptrdiff_t ls,
                                ptrdiff_t ds)

@@ -322,6 +322,7 @@ QMM_PANELS_INSTANCE(panels_i16_k2, 2, 2)
 const qmm_pack_format qmm_pack_formats[QMM_PACK_COUNT] = {
     [QMM_PACK_I8_K1] = {"i8_k1", 1, 1, 64, pack_i8_k1, 0},
     [QMM_PACK_I8_K4] = {"i8_k4", 4, 1, 64, pack_i8_k4, 0},
+    [QMM_PACK_I8_K4_SUMS] = {"i8_k4_sums", 4, 1, 64, pack_i8_k4, 0, 1},
     [QMM_PACK_I16_K2] = {"i16_k2", 2, 2, 64, pack_i16_k2, 0},
     [QMM_PACK_I8_KIN16] = {"i8_kin16", 16, 1, 64, pack_i8_kin16, 1},
     [QMM_PACK_I16_KIN16] = {"i16_kin16", 16, 2, 64, pack_i16_kin16, 1},
@@ -342,10 +343,60 @@ size_t qmm_pack_panel_bytes(const qmm_pack_format *f, unsigned r, size_t kp)
     if (kp != 0 && line_bytes > SIZE_MAX / kp)
         return 0;
     size_t bytes = line_bytes * kp;
+    size_t sums = f->line_sums ? (size_t)r * sizeof(int32_t) : 0;
     size_t mask = (size_t)f->align - 1;
-    if (bytes > SIZE_MAX - mask)
+    if (bytes > SIZE_MAX - mask - sums)
         return 0;
-    return (bytes + mask) & ~mask;
+    return (bytes + sums + mask) & ~mask;
+}
+
+/* The line sums of a packed panel (int8 elements), from the panel itself: a
+ * per-element accumulation over depth blocks (a loop the compiler vectorizes),
+ * then each line's kr partial sums added. */
+enum { SUM_LANES = 1024 };  /* r * kr of the widest interleaved panel summed */
+
+static void line_sums(const qmm_pack_format *f, unsigned r, size_t kp, unsigned char *panel)
+{
+    const int8_t *x = (const int8_t *)panel;
+    int32_t *sums = (int32_t *)(void *)(panel + (size_t)r * kp);
+    if (f->k_inner) {
+        for (unsigned i = 0; i < r; i++) {
+            int32_t s = 0;
+            for (size_t p = 0; p < kp; p++)
+                s += x[(size_t)i * kp + p];
+            sums[i] = s;
+        }
+        return;
+    }
+    const size_t width = (size_t)r * f->kr;  /* elements per depth block */
+    if (width > SUM_LANES) {
+        for (unsigned i = 0; i < r; i++) {
+            int32_t s = 0;
+            for (size_t p = 0; p < kp; p++)
+                s += x[qmm_pack_index(f, r, kp, i, p)];
+            sums[i] = s;
+        }
+        return;
+    }
+    int32_t acc[SUM_LANES] = {0};
+    for (size_t b = 0; b < kp / f->kr; b++, x += width)
+        for (size_t e = 0; e < width; e++)
+            acc[e] += x[e];
+    for (unsigned i = 0; i < r; i++) {
+        int32_t s = 0;
+        for (unsigned q = 0; q < f->kr; q++)
+            s += acc[i * f->kr + q];
+        sums[i] = s;
+    }
+}
+
+void qmm_pack_panel(const qmm_pack_format *f, unsigned r, size_t kp, const int8_t *src,
+                    ptrdiff_t line_stride, ptrdiff_t depth_stride, unsigned lines, size_t k,
+                    void *dst)
+{
+    f->pack(r, kp, src, line_stride, depth_stride, lines, k, dst);
+    if (f->line_sums)
+        line_sums(f, r, kp, dst);
 }
 
 /* Lines per call of a K-inner packer when consecutive panels are merged into
@@ -353,9 +404,9 @@ size_t qmm_pack_panel_bytes(const qmm_pack_format *f, unsigned r, size_t kp)
  * cache lines (16 panels of 4 lines were measured 2-3x faster than one). */
 enum { MERGED_LINES = 128 };
 
-void qmm_pack_panels(const qmm_pack_format *f, unsigned r, size_t kp, const int8_t *src,
-                     ptrdiff_t line_stride, ptrdiff_t depth_stride, size_t lines, size_t k,
-                     void *dst)
+static void pack_panels(const qmm_pack_format *f, unsigned r, size_t kp, const int8_t *src,
+                        ptrdiff_t line_stride, ptrdiff_t depth_stride, size_t lines, size_t k,
+                        void *dst)
 {
     unsigned char *d = dst;
     const size_t panel = qmm_pack_panel_bytes(f, r, kp);
@@ -370,7 +421,7 @@ void qmm_pack_panels(const qmm_pack_format *f, unsigned r, size_t kp, const int8
     panels_fn *multi = NULL;
     if (f == &qmm_pack_formats[QMM_PACK_I8_K1])
         multi = panels_i8_k1;
-    else if (f == &qmm_pack_formats[QMM_PACK_I8_K4])
+    else if (f == &qmm_pack_formats[QMM_PACK_I8_K4] || f == &qmm_pack_formats[QMM_PACK_I8_K4_SUMS])
         multi = panels_i8_k4;
     else if (f == &qmm_pack_formats[QMM_PACK_I16_K2])
         multi = panels_i16_k2;
@@ -389,5 +440,23 @@ void qmm_pack_panels(const qmm_pack_format *f, unsigned r, size_t kp, const int8
         unsigned rr = left < step ? (unsigned)((left + r - 1) / r * r) : (unsigned)step;
         f->pack(rr, kp, src + (ptrdiff_t)l * line_stride, line_stride, depth_stride, now, k,
                 d);
+    }
+}
+
+void qmm_pack_panels(const qmm_pack_format *f, unsigned r, size_t kp, const int8_t *src,
+                     ptrdiff_t line_stride, ptrdiff_t depth_stride, size_t lines, size_t k,
+                     void *dst)
+{
+    pack_panels(f, r, kp, src, line_stride, depth_stride, lines, k, dst);
+    if (!f->line_sums)
+        return;
+    const size_t panel = qmm_pack_panel_bytes(f, r, kp);
+    qmm_pack_sums_fn *fast = qmm_pack_bulk_sums(f, r);
+    for (size_t j = 0; j < lines; j += r) {
+        unsigned char *d = (unsigned char *)dst + j / r * panel;
+        if (fast != NULL)
+            fast(d, kp);
+        else
+            line_sums(f, r, kp, d);
     }
 }

@@ -24,6 +24,11 @@
  *
  * Lines past the valid ones and depths past k are zero, so a kernel always
  * computes a full tile over kp without edge logic on its inputs.
+ *
+ * Line sums (line_sums == 1, int8 formats): the r*kp elements are followed by
+ * r int32 values, the sum over depth of each line's packed values (padding
+ * lines 0), for kernels that correct for an offset added to the other
+ * operand (the VNNI kernels' +128): computed once per packing, not per tile.
  */
 #ifndef QMM_PACK_H
 #define QMM_PACK_H
@@ -43,12 +48,14 @@ typedef struct qmm_pack_format {
     unsigned align;       /* byte alignment of each panel; a power of two */
     qmm_pack_fn *pack;    /* writes one panel in this format */
     unsigned k_inner;     /* 0: interleaved layout; 1: K-inner layout (see above) */
+    unsigned line_sums;   /* 1: r int32 line sums follow the elements (see above) */
 } qmm_pack_format;
 
 /* The format table; kernels point at its entries. */
 enum qmm_pack_id {
     QMM_PACK_I8_K1,   /* int8, K-outer */
     QMM_PACK_I8_K4,   /* int8, 4 depths interleaved (SDOT) */
+    QMM_PACK_I8_K4_SUMS, /* the same, with line sums (VNNI A) */
     QMM_PACK_I16_K2,  /* int16, depth pairs (vpmaddwd) */
     QMM_PACK_I8_KIN16,   /* int8, K-inner, kp a multiple of 16 */
     QMM_PACK_I16_KIN16,  /* int16, K-inner, kp a multiple of 16 */
@@ -69,22 +76,20 @@ static inline size_t qmm_pack_index(const qmm_pack_format *f, unsigned r, size_t
 /* Depth k rounded up to the format's multiple; 0 on overflow (only when k > 0). */
 size_t qmm_pack_padded_depth(const qmm_pack_format *f, size_t k);
 
-/* Bytes of one panel of r lines at padded depth kp, rounded up to the
- * format's alignment so that consecutive panels stay aligned; 0 on overflow. */
+/* Bytes of one panel of r lines at padded depth kp (with its line sums),
+ * rounded up to the format's alignment so that consecutive panels stay
+ * aligned; 0 on overflow. */
 size_t qmm_pack_panel_bytes(const qmm_pack_format *f, unsigned r, size_t kp);
 
 /* Pack lines [0, lines) of a source whose element (line i, depth p) is
  * src[i*line_stride + p*depth_stride], for depths [0, k), into one panel of
- * r lines at padded depth kp (a multiple of f->kr, >= k). lines <= r.
+ * r lines at padded depth kp (a multiple of f->kr, >= k), with its line sums
+ * if the format has them. lines <= r.
  * For A the lines are rows (line_stride = rsa, depth_stride = csa); for B
  * they are columns (line_stride = csb, depth_stride = rsb). */
-static inline void qmm_pack_panel(const qmm_pack_format *f, unsigned r, size_t kp,
-                                  const int8_t *src, ptrdiff_t line_stride,
-                                  ptrdiff_t depth_stride, unsigned lines, size_t k,
-                                  void *dst)
-{
-    f->pack(r, kp, src, line_stride, depth_stride, lines, k, dst);
-}
+void qmm_pack_panel(const qmm_pack_format *f, unsigned r, size_t kp, const int8_t *src,
+                    ptrdiff_t line_stride, ptrdiff_t depth_stride, unsigned lines, size_t k,
+                    void *dst);
 
 /* Pack lines [0, lines) of the same source into ceil(lines / r) consecutive
  * panels of r lines, panel j (lines [j*r, j*r + r)) at dst + j *

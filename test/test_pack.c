@@ -1,7 +1,8 @@
 /*
  * Every packing format in the table against the layout formulas of
- * pack/pack.h (qmm_pack_index), from sources in every stride pattern, with partial panels and
- * depths that need padding.
+ * pack/pack.h (qmm_pack_index) and, where it has them, its line sums, from
+ * sources in every stride pattern, with partial panels and depths that need
+ * padding.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,8 @@ static void one(const qmm_pack_format *f, unsigned r, unsigned lines, size_t k,
     CHECK(kp >= k && kp % f->kr == 0 && kp < k + f->kr, "%s: padded depth %zu for k=%zu",
           f->name, kp, k);
     size_t bytes = qmm_pack_panel_bytes(f, r, kp);
-    CHECK(bytes % f->align == 0 && bytes >= (size_t)r * kp * f->elem_bytes,
+    CHECK(bytes % f->align == 0 &&
+              bytes >= (size_t)r * kp * f->elem_bytes + (f->line_sums ? 4u * r : 0),
           "%s: panel bytes %zu for r=%u kp=%zu", f->name, bytes, r, kp);
     test_matrix src = test_matrix_new(lines, k, 1, layout, 2);
     test_matrix_fill_random_i8(&src);
@@ -40,7 +42,19 @@ static void one(const qmm_pack_format *f, unsigned r, unsigned lines, size_t k,
             int got = f->elem_bytes == 1 ? ((int8_t *)dst)[at] : ((int16_t *)dst)[at];
             bad += got != expected(&src, lines, k, i, p);
         }
-    for (size_t x = (size_t)r * kp * f->elem_bytes; x < bytes; x++)
+    size_t end = (size_t)r * kp * f->elem_bytes;
+    if (f->line_sums) {
+        /* r int32 sums of each line's values over depth, 0 for padding lines. */
+        for (unsigned i = 0; i < r; i++) {
+            int32_t want = 0, got;
+            for (size_t p = 0; p < k; p++)
+                want += expected(&src, lines, k, i, p);
+            memcpy(&got, dst + end + 4 * i, sizeof got);
+            bad += got != want;
+        }
+        end += (size_t)r * sizeof(int32_t);
+    }
+    for (size_t x = end; x < bytes; x++)
         bad += dst[x] != 0x77 && dst[x] != 0;
     for (size_t x = bytes; x < bytes + f->align; x++)
         bad += dst[x] != 0x77;
@@ -71,9 +85,9 @@ static void many(const qmm_pack_format *f, unsigned r, size_t lines, size_t k, t
         qmm_pack_panel(f, r, kp, (const int8_t *)src.base + (ptrdiff_t)(p * r) * src.rs, src.rs,
                        src.cs, left < r ? (unsigned)left : r, k, want + p * panel);
     }
-    size_t bad = 0;
+    size_t bad = 0, used = (size_t)r * kp * f->elem_bytes + (f->line_sums ? 4u * r : 0);
     for (size_t p = 0; p < panels; p++)
-        for (size_t x = 0; x < (size_t)r * kp * f->elem_bytes; x++)
+        for (size_t x = 0; x < used; x++)
             bad += got[p * panel + x] != want[p * panel + x];
     CHECK(bad == 0, "%s: %zu lines in panels of %u, k=%zu, %s: %zu bytes differ", f->name, lines,
           r, k, test_layout_names[layout], bad);
@@ -91,6 +105,7 @@ int main(void)
     for (int fi = 0; fi < QMM_PACK_COUNT; fi++) {
         const qmm_pack_format *f = &qmm_pack_formats[fi];
         CHECK(f->kr >= 1 && (f->elem_bytes == 1 || f->elem_bytes == 2) &&
+                  (!f->line_sums || f->elem_bytes == 1) &&
                   f->align >= 16 && (f->align & (f->align - 1)) == 0,
               "format %d is malformed", fi);
         for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++)

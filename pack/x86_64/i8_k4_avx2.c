@@ -76,3 +76,35 @@ void qmm_pack_i8_k4_rows12_avx2(const int8_t *src, ptrdiff_t stride, size_t pane
                 rows4_16(src + (ptrdiff_t)(4 * b) * stride + (ptrdiff_t)p, stride,
                          dst + p * 12 + 16 * b);
 }
+
+/* Line sums of a 12-line i8_k4_sums panel: vpmaddubsw by ones then vpmaddwd
+ * by ones sum each line's 4 bytes of a quad into a 32-bit lane (exact: pairs
+ * of bytes fit 16 bits). Two quads are 96 bytes, three vectors whose lanes
+ * hold lines 0-7 | 8-11, 0-3 | 4-11: three accumulators, added by halves at
+ * the end. */
+static inline __m256i quad_sums(__m256i x)
+{
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), x),
+                             _mm256_set1_epi16(1));
+}
+
+void qmm_pack_i8_k4_sums12_avx2(unsigned char *panel, size_t kp)
+{
+    const unsigned char *x = panel;
+    __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0;
+    size_t quads = kp / 4, q = 0;
+    for (; q + 2 <= quads; q += 2, x += 96) {
+        s0 = _mm256_add_epi32(s0, quad_sums(_mm256_loadu_si256((const __m256i *)(const void *)x)));
+        s1 = _mm256_add_epi32(s1, quad_sums(_mm256_loadu_si256((const __m256i *)(const void *)(x + 32))));
+        s2 = _mm256_add_epi32(s2, quad_sums(_mm256_loadu_si256((const __m256i *)(const void *)(x + 64))));
+    }
+    if (q < quads) {  /* one quad left: lines 0-7, then 8-11 alone */
+        s0 = _mm256_add_epi32(s0, quad_sums(_mm256_loadu_si256((const __m256i *)(const void *)x)));
+        __m128i tail = _mm_loadu_si128((const __m128i *)(const void *)(x + 32));
+        s1 = _mm256_add_epi32(s1, quad_sums(_mm256_zextsi128_si256(tail)));
+    }
+    __m128i *sums = (__m128i *)(void *)(panel + 12 * kp);
+    _mm_storeu_si128(sums, _mm_add_epi32(_mm256_castsi256_si128(s0), _mm256_extracti128_si256(s1, 1)));
+    _mm_storeu_si128(sums + 1, _mm_add_epi32(_mm256_extracti128_si256(s0, 1), _mm256_castsi256_si128(s2)));
+    _mm_storeu_si128(sums + 2, _mm_add_epi32(_mm256_castsi256_si128(s1), _mm256_extracti128_si256(s2, 1)));
+}
