@@ -5,7 +5,7 @@
 #   scripts/bench.sh --peers [args]   installs the peer libraries (oneDNN,
 #       XNNPACK, gemmlowp, OpenBLAS; as root, with apt-get) and runs
 #       qmm-bench-peers instead: qmm against them, side by side, one thread.
-#       Its arguments: [--shape MxKxN]... [--reps N].
+#       Its arguments: [--shape MxKxN]... [--reps N] [--avx2].
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh

@@ -28,7 +28,11 @@
  * runtime reads them when it loads), OpenBLAS is also told so directly,
  * XNNPACK gets no thread pool and gemmlowp a context of one thread.
  *
- *   qmm-bench-peers [--shape MxKxN]... [--reps N]
+ * --avx2 limits qmm and oneDNN to AVX2 (QMM_DISABLE=avx512vnni and
+ * dnnl_set_max_cpu_isa): the comparison of an AVX2-only CPU, run on a newer one.
+ * XNNPACK, gemmlowp and OpenBLAS have no such switch and keep their best code.
+ *
+ *   qmm-bench-peers [--shape MxKxN]... [--reps N] [--avx2]
  */
 #include <dnnl.h>
 #include <math.h>
@@ -450,6 +454,7 @@ int main(int argc, char **argv)
     openblas_set_num_threads(1);
     shape *shapes = xmalloc((size_t)argc * sizeof *shapes);
     size_t count = 0, reps = 0;
+    int avx2 = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) {
             shape s = {0, 0, 0, "--shape"};
@@ -461,8 +466,16 @@ int main(int argc, char **argv)
             shapes[count++] = s;
         } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
             reps = (size_t)strtoul(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--avx2") == 0) {
+            /* Before the first call of either library, which read these once. */
+            setenv("QMM_DISABLE", "avx512vnni", 1);
+            if (dnnl_set_max_cpu_isa(dnnl_cpu_isa_avx2) != dnnl_success) {
+                fprintf(stderr, "qmm-bench-peers: oneDNN refused to stop at AVX2\n");
+                return 1;
+            }
+            avx2 = 1;
         } else {
-            fprintf(stderr, "usage: qmm-bench-peers [--shape MxKxN]... [--reps N]\n");
+            fprintf(stderr, "usage: qmm-bench-peers [--shape MxKxN]... [--reps N] [--avx2]\n");
             return strcmp(argv[i], "--help") == 0 ? 0 : 2;
         }
     }
@@ -470,7 +483,8 @@ int main(int argc, char **argv)
     if (count == 0)
         count = sizeof default_shapes / sizeof default_shapes[0];
     printf("qmm-bench-peers: single thread; qmm speedup = peer median / qmm median "
-           "(qmm one-shot, packing included)\n");
+           "(qmm one-shot, packing included)%s\n",
+           avx2 ? "; qmm and oneDNN limited to AVX2" : "");
     int ok = 1;
     for (size_t i = 0; i < count; i++)
         ok &= bench_shape(list[i], reps);
