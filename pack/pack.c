@@ -350,26 +350,18 @@ size_t qmm_pack_panel_bytes(const qmm_pack_format *f, unsigned r, size_t kp)
     return (bytes + sums + mask) & ~mask;
 }
 
-/* The line sums of a packed panel (int8 elements), from the panel itself: a
- * per-element accumulation over depth blocks (a loop the compiler vectorizes),
- * then each line's kr partial sums added. */
-enum { SUM_LANES = 1024 };  /* r * kr of the widest interleaved panel summed */
+/* The line sums of a packed panel (int8 elements), from the panel itself. An
+ * interleaved panel of up to SUM_LANES elements per depth block is summed per
+ * element over the blocks (a loop the compiler vectorizes), then each line's
+ * kr partial sums are added; other panels element by element. */
+enum { SUM_LANES = 1024 };
 
 static void line_sums(const qmm_pack_format *f, unsigned r, size_t kp, unsigned char *panel)
 {
     const int8_t *x = (const int8_t *)panel;
     int32_t *sums = (int32_t *)(void *)(panel + (size_t)r * kp);
-    if (f->k_inner) {
-        for (unsigned i = 0; i < r; i++) {
-            int32_t s = 0;
-            for (size_t p = 0; p < kp; p++)
-                s += x[(size_t)i * kp + p];
-            sums[i] = s;
-        }
-        return;
-    }
     const size_t width = (size_t)r * f->kr;  /* elements per depth block */
-    if (width > SUM_LANES) {
+    if (f->k_inner || width > SUM_LANES) {
         for (unsigned i = 0; i < r; i++) {
             int32_t s = 0;
             for (size_t p = 0; p < kp; p++)
