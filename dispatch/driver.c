@@ -45,6 +45,13 @@ static void pack_lines(const qmm_pack_format *f, unsigned r, size_t kp, size_t k
                     count, k, dst);
 }
 
+int qmm_a_in_place(const qmm_kernel *kern, size_t k, size_t kp, ptrdiff_t rsa, ptrdiff_t csa)
+{
+    const qmm_pack_format *f = kern->a_format;
+    return f->k_inner && f->elem_bytes == 1 && k == kp && csa == 1 && rsa == (ptrdiff_t)kp &&
+           qmm_pack_panel_bytes(f, kern->mr, kp) == (size_t)kern->mr * kp;
+}
+
 void qmm_pack_a(const qmm_kernel *kern, size_t m, size_t k, size_t kp,
                 const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa, void *dst)
 {
@@ -79,9 +86,11 @@ int qmm_b_fits_one_block(const qmm_kernel *kern, size_t n, size_t kp)
 }
 
 /* The walk over the tiles of C. A comes packed whole (packed_a), or, when
- * packed_a is NULL, from its source (a, rsa, csa), packed one block of mc rows
- * at a time into a workspace right before the tiles that read it; the caller
- * guarantees then that B is one block, so each A block is packed once. */
+ * packed_a is NULL, from its source (a, rsa, csa): read in place where
+ * qmm_a_in_place() holds, but for a last partial panel, packed into a
+ * workspace of one panel; else packed one block of mc rows at a time into a
+ * workspace right before the tiles that read it, and the caller guarantees
+ * then that B is one block, so each A block is packed once. */
 static qmm_status run(const qmm_kernel *kern, size_t m, size_t n, size_t k, size_t kp,
                       const void *packed_a, const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa,
                       const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
@@ -98,9 +107,11 @@ static qmm_status run(const qmm_kernel *kern, size_t m, size_t n, size_t k, size
     /* Sizes were checked by the caller: a_panel and b_panel are non-zero and
      * nc/nr panels of b_panel bytes fit in the block target (stretched) or are
      * one panel; so do mc/mr panels of a_panel bytes. One allocation holds the
-     * B block, then the A block when A is packed here. */
+     * B block, then the A block when A is packed here (one panel, for the
+     * last rows, when A is read in place). */
+    const int in_place = packed_a == NULL && qmm_a_in_place(kern, k, kp, rsa, csa);
     const size_t b_bytes = nc / nr * b_panel;
-    const size_t a_bytes = packed_a == NULL ? mc / mr * a_panel : 0;
+    const size_t a_bytes = packed_a != NULL ? 0 : in_place ? a_panel : mc / mr * a_panel;
     size_t align = kern->b_format->align;
     if (packed_a == NULL && kern->a_format->align > align)
         align = kern->a_format->align;
@@ -122,20 +133,27 @@ static qmm_status run(const qmm_kernel *kern, size_t m, size_t n, size_t k, size
         pack_lines(kern->b_format, nr, kp, k, b, csb, rsb, jc, ncur, pb);
         for (size_t ic = 0; ic < m; ic += mc) {
             size_t mcur = m - ic < mc ? m - ic : mc;
-            const unsigned char *ablock;
+            const unsigned char *ablock = pa;
             if (packed_a != NULL) {
                 ablock = (const unsigned char *)packed_a + ic / mr * a_panel;
+            } else if (in_place) {
+                if (mcur % mr != 0)  /* the last rows of A: their panel, into pa */
+                    pack_lines(kern->a_format, mr, kp, k, a, rsa, csa, ic + mcur / mr * mr,
+                               mcur % mr, pa);
             } else {
                 pack_lines(kern->a_format, mr, kp, k, a, rsa, csa, ic, mcur, pa);
-                ablock = pa;
             }
             for (size_t jr = 0; jr < ncur; jr += nr) {
                 const unsigned char *bp = pb + jr / nr * b_panel;
                 size_t nv = ncur - jr < nr ? ncur - jr : nr;
                 for (size_t ir = 0; ir < mcur; ir += mr) {
                     size_t i = ic + ir, j = jc + jr;
-                    const unsigned char *ap = ablock + ir / mr * a_panel;
                     size_t mv = m - i < mr ? m - i : mr;
+                    /* In place, a full panel is A's own rows. */
+                    const unsigned char *ap =
+                        !in_place   ? ablock + ir / mr * a_panel
+                        : mv == mr ? (const unsigned char *)(a + (ptrdiff_t)i * rsa)
+                                   : pa;
                     int32_t *ct = c + ((ptrdiff_t)i * rsc + (ptrdiff_t)j * csc);
                     if (mv == mr && nv == nr) {
                         kern->run(kp, ap, bp, ct, rsc, csc);

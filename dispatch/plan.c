@@ -176,10 +176,13 @@ qmm_status qmm_product(const qmm_kernel *forced, size_t m, size_t n, size_t k,
     if (st != QMM_OK)
         return st;
     const qmm_plan_role *role = &plan.roles[role_for(n)];
-    if (k != 0 && qmm_b_fits_one_block(role->kernel, n, role->kp)) {
+    if (k != 0 && (qmm_b_fits_one_block(role->kernel, n, role->kp) ||
+                   qmm_a_in_place(role->kernel, k, role->kp, rsa, csa))) {
         /* B in one block: the driver packs each block of A right before its
          * tiles, into a workspace it reuses, instead of all of A up front into
-         * a fresh allocation that the tiles read back later from memory. */
+         * a fresh allocation that the tiles read back later from memory. A
+         * already in the kernel's panel layout: the driver reads it in place,
+         * whatever the blocks of B. */
         st = qmm_run_a_by_blocks(role->kernel, m, n, k, role->kp, a, rsa, csa, b, rsb, csb,
                                  c, rsc, csc);
         if (st != QMM_OK)

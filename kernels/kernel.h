@@ -7,6 +7,9 @@
  * at c[i*rsc + j*csc]. Both formats have the same kr, and kp is a multiple
  * of it; kp may be 0 (the tile is then zeros). Packed panels are zero-padded, so the kernel never
  * handles partial tiles: the driver hands it a scratch tile at the edges of C.
+ * A panels of a K-inner int8 format without padding may be the caller's own
+ * rows, read in place at any alignment (qmm_a_in_place, dispatch/driver.h):
+ * such a kernel must not assume its A panel aligned.
  *
  * Optional partial rows (run_rows, a qmm_ukernel_rows_fn): the same panels and
  * strides as run (the A panel still laid out for mr rows, zero-padded), but it

@@ -45,7 +45,8 @@ typedef struct qmm_pack_format {
     unsigned kr;          /* interleaved: depths stored together per line;
                              both layouts: kp is a multiple of kr */
     unsigned elem_bytes;  /* 1: int8 as is; 2: sign-extended to int16 */
-    unsigned align;       /* byte alignment of each panel; a power of two */
+    unsigned align;       /* byte alignment of each panel packed; a power of two
+                             (a panel read in place, dispatch/driver.h, has none) */
     qmm_pack_fn *pack;    /* writes one panel in this format */
     unsigned k_inner;     /* 0: interleaved layout; 1: K-inner layout (see above) */
     unsigned line_sums;   /* 1: r int32 line sums follow the elements (see above) */
@@ -59,6 +60,7 @@ enum qmm_pack_id {
     QMM_PACK_I16_K2,  /* int16, depth pairs (vpmaddwd) */
     QMM_PACK_I8_KIN16,   /* int8, K-inner, kp a multiple of 16 */
     QMM_PACK_I16_KIN16,  /* int16, K-inner, kp a multiple of 16 */
+    QMM_PACK_I8_KIN64,   /* int8, K-inner, kp a multiple of 64 (one zmm per line) */
     QMM_PACK_COUNT
 };
 extern const qmm_pack_format qmm_pack_formats[QMM_PACK_COUNT];
