@@ -15,9 +15,12 @@ qmm_status qmm_kernel_by_name(const char *name, const qmm_kernel **out);
 /* The kernel for an m x n result (n may be QMM_N_SYMBOLIC). */
 qmm_status qmm_choose_kernel(size_t m, size_t n, const qmm_kernel **out);
 
-/* One-shot calls run a single-row product (m == 1, n > 1) as its transpose,
- * C^T = B^T . A^T: a matrix-vector product for a GEMV kernel, where a matrix
- * kernel's tile would be mostly padding. Same sums, same bits. */
+/* Whether a one-shot call runs a single-row product (m == 1, n > 1) as its
+ * transpose, C^T = B^T . A^T: a matrix-vector product for a GEMV kernel. It
+ * does when the matrix kernel chosen for 1 x n has no partial rows, whose tile
+ * would be mostly padding; one with partial rows computes just the row, on B
+ * packed the way it reads it, where the transpose packs B^T across its
+ * rows. Same sums, same bits. */
 int qmm_runs_transposed(size_t m, size_t n);
 
 /* The kernel a one-shot m x n call runs, orientation included. */

@@ -68,15 +68,21 @@ static void selection_here(void)
     }
 }
 
-/* A one-shot single-row product runs transposed, on a GEMV kernel. */
+/* A one-shot single-row product runs on the matrix kernel chosen for it when
+ * that has partial rows, else transposed, on a GEMV kernel. */
 static void single_row(void)
 {
-    const qmm_kernel *k;
-    CHECK(qmm_runs_transposed(1, 384) && !qmm_runs_transposed(1, 1) &&
+    const qmm_kernel *k, *matrix;
+    CHECK(qmm_choose_kernel(1, 384, &matrix) == QMM_OK && matrix->nr > 1,
+          "no matrix kernel for 1 x 384");
+    const int transposed = matrix->run_rows == NULL;
+    CHECK(qmm_runs_transposed(1, 384) == transposed && !qmm_runs_transposed(1, 1) &&
               !qmm_runs_transposed(2, 384),
           "single-row rule");
-    CHECK(qmm_choose_for_call(1, 384, &k) == QMM_OK && k->nr == 1,
-          "1 x 384 product does not run on a GEMV kernel");
+    CHECK(qmm_choose_for_call(1, 384, &k) == QMM_OK && (transposed ? k->nr == 1 : k == matrix),
+          "1 x 384 product runs %s, %s", k->name,
+          transposed ? "expected a GEMV kernel" : "expected the matrix kernel");
+    printf("1 x 384 -> %s%s\n", k->name, transposed ? " (transposed)" : "");
     CHECK(qmm_choose_for_call(384, 384, &k) == QMM_OK && k->nr > 1,
           "384 x 384 product does not run on a matrix kernel");
     checks++;
