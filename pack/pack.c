@@ -321,13 +321,13 @@ QMM_PANELS_INSTANCE(panels_i8_k4, 4, 1)
 QMM_PANELS_INSTANCE(panels_i16_k2, 2, 2)
 
 const qmm_pack_format qmm_pack_formats[QMM_PACK_COUNT] = {
-    [QMM_PACK_I8_K1] = {"i8_k1", 1, 1, 64, pack_i8_k1, 0},
-    [QMM_PACK_I8_K4] = {"i8_k4", 4, 1, 64, pack_i8_k4, 0},
+    [QMM_PACK_I8_K1] = {"i8_k1", 1, 1, 64, pack_i8_k1, 0, 0},
+    [QMM_PACK_I8_K4] = {"i8_k4", 4, 1, 64, pack_i8_k4, 0, 0},
     [QMM_PACK_I8_K4_SUMS] = {"i8_k4_sums", 4, 1, 64, pack_i8_k4, 0, 1},
-    [QMM_PACK_I16_K2] = {"i16_k2", 2, 2, 64, pack_i16_k2, 0},
-    [QMM_PACK_I8_KIN16] = {"i8_kin16", 16, 1, 64, pack_i8_kin16, 1},
-    [QMM_PACK_I16_KIN16] = {"i16_kin16", 16, 2, 64, pack_i16_kin16, 1},
-    [QMM_PACK_I8_KIN64] = {"i8_kin64", 64, 1, 64, pack_i8_kin64, 1},
+    [QMM_PACK_I16_K2] = {"i16_k2", 2, 2, 64, pack_i16_k2, 0, 0},
+    [QMM_PACK_I8_KIN16] = {"i8_kin16", 16, 1, 64, pack_i8_kin16, 1, 0},
+    [QMM_PACK_I16_KIN16] = {"i16_kin16", 16, 2, 64, pack_i16_kin16, 1, 0},
+    [QMM_PACK_I8_KIN64] = {"i8_kin64", 64, 1, 64, pack_i8_kin64, 1, 0},
 };
 
 size_t qmm_pack_padded_depth(const qmm_pack_format *f, size_t k)

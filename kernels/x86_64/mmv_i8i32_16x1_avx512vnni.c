@@ -88,7 +88,7 @@ static inline __m512i reduce16(const __m512i v[MR])
 /* Prefetch of the line at byte d from %[pf], in the next panel. */
 #define PF_ASM(d) "prefetcht0 " #d "(%[pf])\n\t"
 #define ZERO_ASM(r) "vpxord %%xmm" #r ", %%xmm" #r ", %%xmm" #r "\n\t"
-#define STORE_ASM(r) "vmovdqa64 %%zmm" #r ", " #r "*64+%[v]\n\t"
+#define STORE_ASM(r) "vmovdqa64 %%zmm" #r ", " #r "*64(%[v])\n\t"
 
 void qmm_x86_64_mmv_i8i32_16x1_avx512vnni_run(size_t kp, const void *pa, const void *pb,
                                                int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
@@ -109,7 +109,7 @@ void qmm_x86_64_mmv_i8i32_16x1_avx512vnni_run(size_t kp, const void *pa, const v
      * gcc copies every accumulator through another register on each step, and
      * an asm statement per step would need more than gcc's 30 operands. */
     __m512i v[MR + 1];
-    __asm__("vpxord %%xmm16, %%xmm16, %%xmm16\n\t"
+    __asm__ volatile("vpxord %%xmm16, %%xmm16, %%xmm16\n\t"
             ZERO_ASM(0) ZERO_ASM(1) ZERO_ASM(2) ZERO_ASM(3) ZERO_ASM(4) ZERO_ASM(5)
             ZERO_ASM(6) ZERO_ASM(7) ZERO_ASM(8) ZERO_ASM(9) ZERO_ASM(10) ZERO_ASM(11)
             ZERO_ASM(12) ZERO_ASM(13) ZERO_ASM(14) ZERO_ASM(15)
@@ -139,14 +139,13 @@ void qmm_x86_64_mmv_i8i32_16x1_avx512vnni_run(size_t kp, const void *pa, const v
             STORE_ASM(0) STORE_ASM(1) STORE_ASM(2) STORE_ASM(3) STORE_ASM(4) STORE_ASM(5)
             STORE_ASM(6) STORE_ASM(7) STORE_ASM(8) STORE_ASM(9) STORE_ASM(10) STORE_ASM(11)
             STORE_ASM(12) STORE_ASM(13) STORE_ASM(14) STORE_ASM(15) STORE_ASM(16)
-            : [v] "=m"(v), [b] "+r"(b), [g0] "+r"(g0), [g1] "+r"(g1), [g2] "+r"(g2),
+            : [b] "+r"(b), [g0] "+r"(g0), [g1] "+r"(g1), [g2] "+r"(g2),
               [g3] "+r"(g3), [n] "+r"(n), [t] "=&r"(t), [pf] "+r"(pf)
-            : [kp] "r"(kp), [kp3] "r"(kp3), [head] "r"(head), [tail] "r"(tail),
-              [bias] "v"(bias), [ones] "v"(ones), "m"(*(const char(*)[])pa),
-              "m"(*(const char(*)[])pb)
+            : [v] "r"(v), [kp] "r"(kp), [kp3] "r"(kp3), [head] "r"(head), [tail] "r"(tail),
+              [bias] "v"(bias), [ones] "v"(ones)
             : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
               "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16",
-              "xmm30", "xmm31", "k1", "cc");
+              "xmm30", "xmm31", "k1", "cc", "memory"); /* reads the panels, writes v */
     /* Every lane: the sum of b's lanes (vector adds: modulo 2^32), times 128. */
     __m512i bsum = v[MR];
     bsum = _mm512_add_epi32(bsum, _mm512_shuffle_i32x4(bsum, bsum, 0x4e));
