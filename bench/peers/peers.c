@@ -5,8 +5,13 @@
  * For each shape C[m×n] = A[m×k]·B[k×n] (random full-range int8, with the
  * extreme product -128·-128 in C(0,0)), every contender is prepared outside
  * the timing (its operands converted to the form it takes: uint8 with an
- * offset, float, transposed), then the repetitions are interleaved: one call
- * of each contender per repetition, so that all see the same machine state.
+ * offset, float, transposed), then the repetitions are interleaved: one timed
+ * call of each contender per repetition, so that all see the same machine
+ * state. Each timed call follows an untimed call of the same contender, so
+ * that every one finds the operands (and its own buffers) as warm as the
+ * others do: timed cold, the first contender of a repetition would pay for
+ * bringing A and B into the caches for all those after it (qmm, first, ran
+ * 5-10% slower than the same call right after it on Zen5).
  * Reported: the median time, GOPS (2mnk / time), qmm's speedup over the peer
  * (peer median / qmm one-shot median) and exactness, the largest |error| of
  * the int32 (or float) result against an exact reference over all of C.
@@ -393,7 +398,7 @@ static int bench_shape(shape s, size_t fixed_reps)
     }
     size_t reps = fixed_reps;
     if (reps == 0) {
-        reps = warm > 0 ? (size_t)(1.5 / warm) : 101;
+        reps = warm > 0 ? (size_t)(1.5 / (2 * warm)) : 101;
         reps = reps < 7 ? 7 : reps > 101 ? 101 : reps;
     }
     double *times = xmalloc(CONTENDERS * reps * sizeof *times);
@@ -401,8 +406,10 @@ static int bench_shape(shape s, size_t fixed_reps)
         for (size_t w = 0; w < CONTENDERS; w++) {
             if (!ready[w])
                 continue;
-            double t = now();
             if (!contenders[w].run(&contenders[w], &o))
+                ready[w] = 0, failed = 1;
+            double t = now();
+            if (ready[w] && !contenders[w].run(&contenders[w], &o))
                 ready[w] = 0, failed = 1;
             times[w * reps + r] = now() - t;
         }
