@@ -27,7 +27,7 @@ QMM_KERNEL(x86_64_mmm_i8i32_6x16_avx2, "avx2", 6, 16, 20, QMM_PACK_I16_K2, QMM_P
 QMM_KERNEL(x86_64_mmv_i8i32_8x1_avx2, "avx2", 8, 1, 12, QMM_PACK_I8_KIN16, QMM_PACK_I16_KIN16, QMM_CPU_AVX2, FULL)
 /* AVX-512 VNNI kernels (*_avx512vnni.c) also name AVX2, so that
  * QMM_DISABLE=avx2 leaves the portable kernels alone, as it says. */
-QMM_KERNEL(x86_64_mmm_i8i32_12x32_avx512vnni, "avx512vnni", 12, 32, 85, QMM_PACK_I8_K4_SUMS, QMM_PACK_I8_K4, QMM_CPU_AVX2 | QMM_CPU_AVX512VNNI, ROWS)
+QMM_KERNEL(x86_64_mmm_i8i32_12x32_avx512vnni, "avx512vnni", 12, 32, 85, QMM_PACK_I8_KIN16, QMM_PACK_I8_K4_SUMS, QMM_CPU_AVX2 | QMM_CPU_AVX512VNNI, ROWS)
 QMM_KERNEL(x86_64_mmv_i8i32_16x1_avx512vnni, "avx512vnni", 16, 1, 33, QMM_PACK_I8_KIN64, QMM_PACK_I8_KIN64, QMM_CPU_AVX2 | QMM_CPU_AVX512VNNI, FULL)
 #endif
 #if defined(__aarch64__)

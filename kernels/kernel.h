@@ -4,9 +4,10 @@
  * Microkernel contract (BLIS style): given the padded depth kp, one packed A
  * panel (mr rows, in a_format) and one packed B panel (nr columns, in
  * b_format), compute the full mr x nr int32 tile and store it, overwriting,
- * at c[i*rsc + j*csc]. Both formats have the same kr, and kp is a multiple
- * of it; kp may be 0 (the tile is then zeros). Packed panels are zero-padded, so the kernel never
- * handles partial tiles: the driver hands it a scratch tile at the edges of C.
+ * at c[i*rsc + j*csc]. kp is k padded to a multiple of the A format's kr,
+ * which the B format's kr divides; kp may be 0 (the tile is then zeros).
+ * Packed panels are zero-padded, so the kernel never handles partial tiles:
+ * the driver hands it a scratch tile at the edges of C.
  * A panels of a K-inner int8 format without padding may be the caller's own
  * rows, read in place at any alignment (qmm_a_in_place, dispatch/driver.h):
  * such a kernel must not assume its A panel aligned.

@@ -15,8 +15,7 @@ static const bulk_packer packers[] = {
 #if defined(__x86_64__)
     {QMM_PACK_I16_K2, 16, 1, 2, QMM_CPU_AVX2, qmm_pack_i16_k2_lines16_avx2},
     {QMM_PACK_I16_K2, 6, 0, 16, QMM_CPU_AVX2, qmm_pack_i16_k2_rows6_avx2},
-    {QMM_PACK_I8_K4, 32, 1, 4, QMM_CPU_AVX2, qmm_pack_i8_k4_lines32_avx2},
-    {QMM_PACK_I8_K4_SUMS, 12, 0, 16, QMM_CPU_AVX2, qmm_pack_i8_k4_rows12_avx2},
+    {QMM_PACK_I8_K4_SUMS, 32, 1, 4, QMM_CPU_AVX2, qmm_pack_i8_k4_lines32_avx2},
 #endif
     {QMM_PACK_COUNT, 0, 0, 1, 0, NULL},  /* keeps the table non-empty; never matches */
 };
@@ -30,7 +29,7 @@ typedef struct sums_routine {
 
 static const sums_routine sums_routines[] = {
 #if defined(__x86_64__)
-    {QMM_PACK_I8_K4_SUMS, 12, QMM_CPU_AVX2, qmm_pack_i8_k4_sums12_avx2},
+    {QMM_PACK_I8_K4_SUMS, 32, QMM_CPU_AVX2, qmm_pack_i8_k4_sums32_avx2},
 #endif
     {QMM_PACK_COUNT, 0, 0, NULL},  /* keeps the table non-empty; never matches */
 };

@@ -24,18 +24,16 @@ typedef void qmm_pack_bulk_fn(const int8_t *src, ptrdiff_t stride, size_t panels
 qmm_pack_bulk_fn qmm_pack_i16_k2_lines16_avx2;
 qmm_pack_bulk_fn qmm_pack_i16_k2_rows6_avx2;
 
-/* AVX2 packers of i8_k4: 32 adjacent lines (B of the 12x32 AVX-512 VNNI
- * kernel, row-major) and 12 lines of adjacent depths (its A, row-major, in
- * i8_k4_sums: qmm_pack_panels adds the line sums). */
+/* AVX2 packer of i8_k4(_sums): 32 adjacent lines (B of the 12x32 AVX-512
+ * VNNI kernel, row-major; qmm_pack_panels adds the line sums). */
 qmm_pack_bulk_fn qmm_pack_i8_k4_lines32_avx2;
-qmm_pack_bulk_fn qmm_pack_i8_k4_rows12_avx2;
 
 /* The line sums of one packed panel of a format with line sums (pack.h), at
  * padded depth kp, written after its elements. */
 typedef void qmm_pack_sums_fn(unsigned char *panel, size_t kp);
 
-/* AVX2 line sums of 12-line i8_k4_sums panels (the VNNI kernel's A). */
-qmm_pack_sums_fn qmm_pack_i8_k4_sums12_avx2;
+/* AVX2 line sums of 32-line i8_k4_sums panels (the VNNI kernel's B). */
+qmm_pack_sums_fn qmm_pack_i8_k4_sums32_avx2;
 
 /* The ISA routine for the line sums of f's panels of r lines where the CPU
  * has one, or NULL. */

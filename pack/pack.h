@@ -28,7 +28,8 @@
  * Line sums (line_sums == 1, int8 formats): the r*kp elements are followed by
  * r int32 values, the sum over depth of each line's packed values (padding
  * lines 0), for kernels that correct for an offset added to the other
- * operand (the VNNI kernels' +128): computed once per packing, not per tile.
+ * operand (the VNNI matrix kernel's +128 on A): computed once per packing,
+ * not per tile.
  */
 #ifndef QMM_PACK_H
 #define QMM_PACK_H
@@ -56,7 +57,7 @@ typedef struct qmm_pack_format {
 enum qmm_pack_id {
     QMM_PACK_I8_K1,   /* int8, K-outer */
     QMM_PACK_I8_K4,   /* int8, 4 depths interleaved (SDOT) */
-    QMM_PACK_I8_K4_SUMS, /* the same, with line sums (VNNI A) */
+    QMM_PACK_I8_K4_SUMS, /* the same, with line sums (VNNI B) */
     QMM_PACK_I16_K2,  /* int16, depth pairs (vpmaddwd) */
     QMM_PACK_I8_KIN16,   /* int8, K-inner, kp a multiple of 16 */
     QMM_PACK_I16_KIN16,  /* int16, K-inner, kp a multiple of 16 */

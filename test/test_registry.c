@@ -21,8 +21,9 @@ static void descriptors(void)
         const qmm_kernel_info *info = qmm_kernel_at(i);
         CHECK(k->mr >= 1 && k->nr >= 1 && k->mr * k->nr <= QMM_MAX_TILE,
               "%s: tile %ux%u", k->name, k->mr, k->nr);
-        CHECK(k->a_format->kr == k->b_format->kr, "%s: A and B formats pad depth differently",
-              k->name);
+        CHECK(k->a_format->kr % k->b_format->kr == 0,
+              "%s: depth padded for A (kr %u) is not a multiple of B's kr (%u)", k->name,
+              k->a_format->kr, k->b_format->kr);
         CHECK(k->run != NULL && k->is_supported_here != NULL, "%s: incomplete", k->name);
         CHECK(k->run_rows == NULL || k->mr > 1,
               "%s: partial rows on a one-row tile (mr %u) cannot be called", k->name, k->mr);

@@ -24,8 +24,11 @@ static long check_tile(const qmm_kernel *kern, size_t k, unsigned rows, unsigned
     fill_matrix(&a, fill, 1);
     fill_matrix(&b, fill, 0);
     test_matrix_fill_i32(&c, sentinel);
-    size_t abytes = kp ? qmm_pack_panel_bytes(kern->a_format, mr, kp) : 64;
-    size_t bbytes = kp ? qmm_pack_panel_bytes(kern->b_format, nr, kp) : 64;
+    /* A panel of depth 0 is empty but for its line sums, if it has any. */
+    size_t abytes = qmm_pack_panel_bytes(kern->a_format, mr, kp);
+    size_t bbytes = qmm_pack_panel_bytes(kern->b_format, nr, kp);
+    abytes = abytes ? abytes : 64;
+    bbytes = bbytes ? bbytes : 64;
     void *pa = aligned_alloc(kern->a_format->align, abytes);
     void *pb = aligned_alloc(kern->b_format->align, bbytes);
     int32_t *ref = malloc(((size_t)mv * nv + 1) * sizeof *ref);
