@@ -35,6 +35,7 @@
  * (zero) yields 128*sum b - 128*sum b = 0.
  */
 #include "../kernel.h"
+#include "../row_cases.h"
 
 enum { MR = 12, NR = 32 };
 
@@ -160,17 +161,7 @@ tile(const unsigned rows, size_t kp, const int8_t *a, const int8_t *b, int32_t *
     const int8_t *a0 = a, *a1 = a + 3 * kp, *a2 = a + 6 * kp, *a3 = a + 9 * kp;
     size_t fours = kp / 16;
     switch (rows) {
-    case 1: TILE_ASM(1); break;
-    case 2: TILE_ASM(2); break;
-    case 3: TILE_ASM(3); break;
-    case 4: TILE_ASM(4); break;
-    case 5: TILE_ASM(5); break;
-    case 6: TILE_ASM(6); break;
-    case 7: TILE_ASM(7); break;
-    case 8: TILE_ASM(8); break;
-    case 9: TILE_ASM(9); break;
-    case 10: TILE_ASM(10); break;
-    case 11: TILE_ASM(11); break;
+    QMM_ROW_CASES_11(TILE_ASM)
     default: TILE_ASM(12); break;
     }
     if (csc != 1)
@@ -189,18 +180,10 @@ void qmm_x86_64_mmm_i8i32_12x32_avx512vnni_run_rows(unsigned rows, size_t kp, co
                                                      const void *pb, int32_t *c, ptrdiff_t rsc,
                                                      ptrdiff_t csc)
 {
+#define TILE(n) tile(n, kp, pa, pb, c, rsc, csc)
     switch (rows) {
-    case 1: tile(1, kp, pa, pb, c, rsc, csc); break;
-    case 2: tile(2, kp, pa, pb, c, rsc, csc); break;
-    case 3: tile(3, kp, pa, pb, c, rsc, csc); break;
-    case 4: tile(4, kp, pa, pb, c, rsc, csc); break;
-    case 5: tile(5, kp, pa, pb, c, rsc, csc); break;
-    case 6: tile(6, kp, pa, pb, c, rsc, csc); break;
-    case 7: tile(7, kp, pa, pb, c, rsc, csc); break;
-    case 8: tile(8, kp, pa, pb, c, rsc, csc); break;
-    case 9: tile(9, kp, pa, pb, c, rsc, csc); break;
-    case 10: tile(10, kp, pa, pb, c, rsc, csc); break;
-    case 11: tile(11, kp, pa, pb, c, rsc, csc); break;
+    QMM_ROW_CASES_11(TILE)
     default: break; /* outside the contract (1 <= rows < MR): nothing written */
     }
+#undef TILE
 }

@@ -26,6 +26,7 @@
 #include <immintrin.h>
 
 #include "../kernel.h"
+#include "../row_cases.h"
 
 enum { MR = 6, NR = 16 };
 
@@ -124,11 +125,7 @@ static inline __attribute__((always_inline)) void tile(const unsigned rows, size
     __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00,
             c21 = c00, c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
     switch (rows) {
-    case 1: DEPTH_ASM(1); break;
-    case 2: DEPTH_ASM(2); break;
-    case 3: DEPTH_ASM(3); break;
-    case 4: DEPTH_ASM(4); break;
-    case 5: DEPTH_ASM(5); break;
+    QMM_ROW_CASES_5(DEPTH_ASM)
     default: DEPTH_ASM(6); break;
     }
     store_row(c + 0 * rsc, csc, c00, c01);
@@ -154,12 +151,10 @@ void qmm_x86_64_mmm_i8i32_6x16_avx2_run_rows(unsigned rows, size_t kp, const voi
                                               const void *pb, int32_t *c, ptrdiff_t rsc,
                                               ptrdiff_t csc)
 {
+#define TILE(n) tile(n, kp, pa, pb, c, rsc, csc)
     switch (rows) {
-    case 1: tile(1, kp, pa, pb, c, rsc, csc); break;
-    case 2: tile(2, kp, pa, pb, c, rsc, csc); break;
-    case 3: tile(3, kp, pa, pb, c, rsc, csc); break;
-    case 4: tile(4, kp, pa, pb, c, rsc, csc); break;
-    case 5: tile(5, kp, pa, pb, c, rsc, csc); break;
+    QMM_ROW_CASES_5(TILE)
     default: break; /* outside the contract (1 <= rows < MR): nothing written */
     }
+#undef TILE
 }
