@@ -49,7 +49,7 @@ static void log_choice(size_t m, size_t n, const qmm_kernel *chosen)
             snprintf(why, sizeof why, "CHOSEN");
         else
             snprintf(why, sizeof why, "lost on %s", qmm_select_why(chosen, k, m, n));
-        qmm_log("  %-28s %-14s %3ux%-3u rank %-3u %s", k->name, k->isa, k->mr, k->nr, k->rank,
+        qmm_log("  %-34s %-14s %3ux%-3u rank %-3u %s", k->name, k->isa, k->mr, k->nr, k->rank,
                 why);
     }
 }

@@ -111,7 +111,7 @@ static void detect(void)
     features = hw & ~off;
     for (size_t i = 0; i < qmm_cpu_feature_name_count; i++) {
         unsigned bit = qmm_cpu_feature_names[i].bit;
-        qmm_log("cpu feature %-8s %s", qmm_cpu_feature_names[i].name,
+        qmm_log("cpu feature %-10s %s", qmm_cpu_feature_names[i].name,
                 !(hw & bit) ? "absent" : (off & bit) ? "disabled by environment" : "present");
     }
 }
