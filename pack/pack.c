@@ -352,10 +352,12 @@ size_t qmm_pack_panel_bytes(const qmm_pack_format *f, unsigned r, size_t kp)
     return (bytes + sums + mask) & ~mask;
 }
 
-/* The line sums of a packed panel (int8 elements), from the panel itself. An
- * interleaved panel of up to SUM_LANES elements per depth block is summed per
- * element over the blocks (a loop the compiler vectorizes), then each line's
- * kr partial sums are added; other panels element by element. */
+/* The line sums of a packed panel (int8 elements), from the panel itself,
+ * modulo 2^32 (uint32_t: a depth over 2^24 may leave int32; signed overflow
+ * would be undefined). An interleaved panel of up to SUM_LANES elements per
+ * depth block is summed per element over the blocks (a loop the compiler
+ * vectorizes), then each line's kr partial sums are added; other panels
+ * element by element. */
 enum { SUM_LANES = 1024 };
 
 static void line_sums(const qmm_pack_format *f, unsigned r, size_t kp, unsigned char *panel)
@@ -365,22 +367,22 @@ static void line_sums(const qmm_pack_format *f, unsigned r, size_t kp, unsigned 
     const size_t width = (size_t)r * f->kr;  /* elements per depth block */
     if (f->k_inner || width > SUM_LANES) {
         for (unsigned i = 0; i < r; i++) {
-            int32_t s = 0;
+            uint32_t s = 0;
             for (size_t p = 0; p < kp; p++)
-                s += x[qmm_pack_index(f, r, kp, i, p)];
-            sums[i] = s;
+                s += (uint32_t)x[qmm_pack_index(f, r, kp, i, p)];
+            sums[i] = (int32_t)s;
         }
         return;
     }
-    int32_t acc[SUM_LANES] = {0};
+    uint32_t acc[SUM_LANES] = {0};
     for (size_t b = 0; b < kp / f->kr; b++, x += width)
         for (size_t e = 0; e < width; e++)
-            acc[e] += x[e];
+            acc[e] += (uint32_t)x[e];
     for (unsigned i = 0; i < r; i++) {
-        int32_t s = 0;
+        uint32_t s = 0;
         for (unsigned q = 0; q < f->kr; q++)
             s += acc[i * f->kr + q];
-        sums[i] = s;
+        sums[i] = (int32_t)s;
     }
 }
 
