@@ -29,14 +29,17 @@ static int add_extent(size_t count, ptrdiff_t stride, size_t *neg, size_t *pos)
 }
 
 /* The span of a rows x cols operand of elem-byte elements at p; 0 when the
- * offsets overflow, exceed PTRDIFF_MAX elements, or wrap the address space. */
+ * offsets overflow, the span passes PTRDIFF_MAX bytes (the largest object
+ * whose pointer differences C can represent), or it wraps the address space. */
 static int operand_span(const void *p, size_t rows, size_t cols, ptrdiff_t rs,
                         ptrdiff_t cs, size_t elem, span *out)
 {
     size_t neg = 0, pos = 0;
     if (!add_extent(rows, rs, &neg, &pos) || !add_extent(cols, cs, &neg, &pos))
         return 0;
-    if (neg > PTRDIFF_MAX / elem || pos > PTRDIFF_MAX / elem)
+    /* neg + pos + 1 elements, at most `most`. */
+    const size_t most = PTRDIFF_MAX / elem;
+    if (neg >= most || pos >= most - neg)
         return 0;
     uintptr_t at = (uintptr_t)p;
     size_t below = neg * elem, above = pos * elem + elem;

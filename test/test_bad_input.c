@@ -111,6 +111,9 @@ static void overflow(void)
            qmm_i8_i32_strided(big, 1, big, a, (ptrdiff_t)big, 1, b, 1, 1, c, 1, 1));
     EXPECT(QMM_ERR_INVALID_ARG, c, 16,
            qmm_i8_i32_strided(2, 2, 2, a, PTRDIFF_MAX, PTRDIFF_MAX, b, 2, 1, c, 2, 1));
+    /* Each side of A's span within PTRDIFF_MAX, the whole span past it. */
+    EXPECT(QMM_ERR_INVALID_ARG, c, 16,
+           qmm_i8_i32_strided(2, 2, 3, a, PTRDIFF_MAX, -2, b, 2, 1, c, 2, 1));
     /* A C whose int32 extent passes PTRDIFF_MAX bytes. */
     EXPECT(QMM_ERR_INVALID_ARG, c, 16,
            qmm_i8_i32_strided(2, 1, 1, a, 0, 0, b, 0, 0, c, PTRDIFF_MAX / 2, 1));

@@ -18,8 +18,8 @@
  *  - m, n and k must each be at most PTRDIFF_MAX (the rule above comes first:
  *    an empty product is QMM_OK whatever k), and the span of memory an
  *    operand covers (from its lowest to its highest element, in bytes) must be
- *    representable without overflow and must not wrap around the address
- *    space; otherwise QMM_ERR_INVALID_ARG.
+ *    at most PTRDIFF_MAX bytes and must not wrap around the address space;
+ *    otherwise QMM_ERR_INVALID_ARG.
  *  - C must not overlap A or B: the byte ranges spanned by C and by each input
  *    must be disjoint, or the call returns QMM_ERR_INVALID_ARG and leaves C
  *    untouched. A and B may overlap each other.
