@@ -53,49 +53,75 @@ const char *const test_layout_names[LAYOUT_COUNT] = {"row", "col", "spaced", "re
 
 enum { GUARD = 64, PATTERN = 0xA5 };
 
-test_matrix test_matrix_new(size_t rows, size_t cols, size_t elem, test_layout layout,
-                            size_t pad)
+static size_t magnitude(ptrdiff_t s)
 {
-    test_matrix m = {0};
-    m.rows = rows;
-    m.cols = cols;
-    m.elem = elem;
-    size_t span;  /* elements from the lowest to the highest element, plus one */
+    return s < 0 ? (size_t)0 - (size_t)s : (size_t)s;
+}
+
+size_t test_span(size_t rows, size_t cols, ptrdiff_t rs, ptrdiff_t cs)
+{
+    if (rows == 0 || cols == 0)
+        return 0;
+    return (rows - 1) * magnitude(rs) + (cols - 1) * magnitude(cs) + 1;
+}
+
+/* Element offset of the lowest element from element (0,0): negative strides
+ * start at the far end of the span. */
+static size_t lowest_to_origin(size_t rows, size_t cols, ptrdiff_t rs, ptrdiff_t cs)
+{
+    return (rs < 0 ? (rows - 1) * magnitude(rs) : 0) + (cs < 0 ? (cols - 1) * magnitude(cs) : 0);
+}
+
+/* rows x cols with its lowest element at byte lowest. */
+static test_matrix place(unsigned char *lowest, size_t rows, size_t cols, size_t elem,
+                         ptrdiff_t rs, ptrdiff_t cs)
+{
+    test_matrix m = {.rows = rows, .cols = cols, .elem = elem, .rs = rs, .cs = cs};
     size_t r = rows ? rows : 1, c = cols ? cols : 1;
-    switch (layout) {
-    case LAYOUT_ROW:
-        m.rs = (ptrdiff_t)(c + pad);
-        m.cs = 1;
-        break;
-    case LAYOUT_COL:
-        m.rs = 1;
-        m.cs = (ptrdiff_t)(r + pad);
-        break;
-    case LAYOUT_SPACED:
-        m.cs = 2;
-        m.rs = (ptrdiff_t)(2 * c + 1);
-        break;
-    case LAYOUT_REVERSED:
-        m.rs = -(ptrdiff_t)(c + pad);
-        m.cs = -1;
-        break;
-    default:
-        abort();
-    }
-    size_t ars = (size_t)(m.rs < 0 ? -m.rs : m.rs), acs = (size_t)(m.cs < 0 ? -m.cs : m.cs);
-    span = (r - 1) * ars + (c - 1) * acs + 1;
-    m.bytes = span * elem + 2 * GUARD;
-    m.mem = malloc(m.bytes);
-    if (m.mem == NULL) {
+    m.base = lowest + lowest_to_origin(r, c, rs, cs) * elem;
+    return m;
+}
+
+test_matrix test_matrix_strided(size_t rows, size_t cols, size_t elem, ptrdiff_t rs,
+                                ptrdiff_t cs)
+{
+    size_t span = test_span(rows ? rows : 1, cols ? cols : 1, rs, cs);
+    size_t bytes = span * elem + 2 * GUARD;
+    unsigned char *mem = malloc(bytes);
+    if (mem == NULL) {
         fprintf(stderr, "test: out of memory for a %zu x %zu matrix\n", rows, cols);
         exit(1);
     }
-    memset(m.mem, PATTERN, m.bytes);
-    unsigned char *lowest = m.mem + GUARD;
-    /* Negative strides start at the far end of the span. */
-    size_t start = (m.rs < 0 ? (r - 1) * ars : 0) + (m.cs < 0 ? (c - 1) * acs : 0);
-    m.base = lowest + start * elem;
+    memset(mem, PATTERN, bytes);
+    test_matrix m = place(mem + GUARD, rows, cols, elem, rs, cs);
+    m.mem = mem;
+    m.bytes = bytes;
     return m;
+}
+
+test_matrix test_matrix_new(size_t rows, size_t cols, size_t elem, test_layout layout,
+                            size_t pad)
+{
+    ptrdiff_t r = (ptrdiff_t)(rows ? rows : 1), c = (ptrdiff_t)(cols ? cols : 1),
+              p = (ptrdiff_t)pad;
+    switch (layout) {
+    case LAYOUT_ROW:
+        return test_matrix_strided(rows, cols, elem, c + p, 1);
+    case LAYOUT_COL:
+        return test_matrix_strided(rows, cols, elem, 1, r + p);
+    case LAYOUT_SPACED:
+        return test_matrix_strided(rows, cols, elem, 2 * c + 1, 2);
+    case LAYOUT_REVERSED:
+        return test_matrix_strided(rows, cols, elem, -(c + p), -1);
+    default:
+        abort();
+    }
+}
+
+test_matrix test_matrix_view(const test_matrix *within, size_t offset, size_t rows,
+                             size_t cols, size_t elem, ptrdiff_t rs, ptrdiff_t cs)
+{
+    return place(within->mem + GUARD + offset, rows, cols, elem, rs, cs);
 }
 
 void test_matrix_free(test_matrix *m)
@@ -109,11 +135,16 @@ static void *element(const test_matrix *m, size_t i, size_t j)
     return (unsigned char *)m->base + ((ptrdiff_t)i * m->rs + (ptrdiff_t)j * m->cs) * (ptrdiff_t)m->elem;
 }
 
-void test_matrix_fill_random_i8(test_matrix *m)
+void test_matrix_fill_by(test_matrix *m, int8_t (*value)(void))
 {
     for (size_t i = 0; i < m->rows; i++)
         for (size_t j = 0; j < m->cols; j++)
-            *(int8_t *)element(m, i, j) = test_rand_i8();
+            *(int8_t *)element(m, i, j) = value();
+}
+
+void test_matrix_fill_random_i8(test_matrix *m)
+{
+    test_matrix_fill_by(m, test_rand_i8);
 }
 
 void test_matrix_fill_i8(test_matrix *m, int8_t v)
@@ -158,16 +189,39 @@ int test_matrix_surroundings_intact(const test_matrix *m)
     return ok;
 }
 
+/* The operand as a dense row-major int32 array (malloc'd, at least one element). */
+static int32_t *dense(const test_matrix *x)
+{
+    int32_t *d = malloc((x->rows * x->cols + 1) * sizeof *d);
+    if (d == NULL)
+        abort();
+    for (size_t i = 0; i < x->rows; i++)
+        for (size_t j = 0; j < x->cols; j++)
+            d[i * x->cols + j] = test_i8_at(x, i, j);
+    return d;
+}
+
 void test_reference(const test_matrix *a, const test_matrix *b, int32_t *c)
 {
     size_t m = a->rows, k = a->cols, n = b->cols;
-    for (size_t i = 0; i < m; i++)
-        for (size_t j = 0; j < n; j++) {
-            uint32_t s = 0;
-            for (size_t p = 0; p < k; p++)
-                s += (uint32_t)((int32_t)test_i8_at(a, i, p) * test_i8_at(b, p, j));
-            c[i * n + j] = (int32_t)s;
+    int32_t *da = dense(a), *db = dense(b);
+    uint32_t *acc = calloc(n + 1, sizeof *acc);
+    if (acc == NULL)
+        abort();
+    for (size_t i = 0; i < m; i++) {
+        for (size_t j = 0; j < n; j++)
+            acc[j] = 0;
+        for (size_t p = 0; p < k; p++) {
+            uint32_t x = (uint32_t)da[i * k + p];
+            for (size_t j = 0; j < n; j++)
+                acc[j] += x * (uint32_t)db[p * n + j];
         }
+        for (size_t j = 0; j < n; j++)
+            c[i * n + j] = (int32_t)acc[j];
+    }
+    free(acc);
+    free(da);
+    free(db);
 }
 
 size_t test_compare(const char *label, const test_matrix *c, const int32_t *ref)

@@ -56,8 +56,20 @@ typedef struct test_matrix {
 /* pad: extra elements per leading dimension (ROW, COL); 0 for tight. */
 test_matrix test_matrix_new(size_t rows, size_t cols, size_t elem, test_layout layout,
                             size_t pad);
-void test_matrix_free(test_matrix *m);
+/* The same with any strides, zero and negative included. */
+test_matrix test_matrix_strided(size_t rows, size_t cols, size_t elem, ptrdiff_t rs,
+                                ptrdiff_t cs);
+/* Elements from the lowest to the highest of a rows x cols operand, plus one
+ * (0 when it has none). */
+size_t test_span(size_t rows, size_t cols, ptrdiff_t rs, ptrdiff_t cs);
+/* A rows x cols view whose lowest element is the byte at offset of within's
+ * elements (the caller keeps it inside them): it owns no memory, and may
+ * overlap other views of within. */
+test_matrix test_matrix_view(const test_matrix *within, size_t offset, size_t rows,
+                             size_t cols, size_t elem, ptrdiff_t rs, ptrdiff_t cs);
+void test_matrix_free(test_matrix *m);   /* a view: nothing to free */
 void test_matrix_fill_random_i8(test_matrix *m);   /* elements only */
+void test_matrix_fill_by(test_matrix *m, int8_t (*value)(void)); /* one call per element */
 void test_matrix_fill_i8(test_matrix *m, int8_t v);
 void test_matrix_fill_i32(test_matrix *m, int32_t v);  /* elements of 4 bytes */
 int8_t test_i8_at(const test_matrix *m, size_t i, size_t j);
