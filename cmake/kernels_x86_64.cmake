@@ -5,10 +5,10 @@
 # AVX2, *_avx512vnni.c for AVX-512 F/BW/VL + VNNI. No file here uses FMA.
 foreach(source IN LISTS QMM_ISA_SOURCES)
   if(source MATCHES "_avx2\\.c$")
-    set_source_files_properties(${source} TARGET_DIRECTORY qmm_objects
-      PROPERTIES COMPILE_OPTIONS "-mavx2")
+    set_property(SOURCE ${source} TARGET_DIRECTORY qmm_objects
+      APPEND PROPERTY COMPILE_OPTIONS -mavx2)
   elseif(source MATCHES "_avx512vnni\\.c$")
-    set_source_files_properties(${source} TARGET_DIRECTORY qmm_objects
-      PROPERTIES COMPILE_OPTIONS "-mavx512f;-mavx512bw;-mavx512vl;-mavx512vnni")
+    set_property(SOURCE ${source} TARGET_DIRECTORY qmm_objects
+      APPEND PROPERTY COMPILE_OPTIONS -mavx512f -mavx512bw -mavx512vl -mavx512vnni)
   endif()
 endforeach()

@@ -1,18 +1,40 @@
 #!/usr/bin/env bash
-# Everything CI checks: install what is missing, build natively and for
-# aarch64, and run every test (the aarch64 suite runs under QEMU on several
-# emulated CPUs; see QMM_TEST_CPUS in cmake/qmm_testing.cmake).
+# Everything CI checks: install what is missing, then build and run every test
+# in each of these builds, warnings as errors in all of them:
+#   native     gcc, Release: the whole suite, emulated x86 CPUs included
+#   sanitize   gcc, RelWithDebInfo, AddressSanitizer + UndefinedBehaviorSanitizer:
+#              the native suite but the emulated CPUs (test/x86_64/CMakeLists.txt)
+#   threads    gcc, Debug, ThreadSanitizer: the tests that run several threads
+#              (ctest label `threads`)
+#   clang      clang, RelWithDebInfo: the whole native suite
+#   aarch64    the cross build, its suite under QEMU on several emulated CPUs
+#              (QMM_TEST_CPUS in cmake/qmm_testing.cmake)
+# The differential fuzzer (test/fuzz/) runs in every build but threads, for
+# QMM_FUZZ_SECONDS (20) with a fixed seed. Each build's time is printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
-qmm_install_packages $QMM_NATIVE_PACKAGES $QMM_CROSS_PACKAGES
+qmm_install_packages $QMM_NATIVE_PACKAGES $QMM_TEST_PACKAGES $QMM_CROSS_PACKAGES
 jobs=$(nproc)
+timings=()
 
-cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release
-cmake --build build/native -j"$jobs"
-ctest --test-dir build/native --output-on-failure -j"$jobs"
+# build NAME [ctest arguments...] -- [cmake arguments...]
+build() {
+    local name=$1 ctest_args=() start=$SECONDS
+    shift
+    while [ "$1" != -- ]; do ctest_args+=("$1"); shift; done
+    shift
+    echo "== $name"
+    cmake -S . -B "build/$name" -DQMM_WERROR=ON "$@"
+    cmake --build "build/$name" -j"$jobs"
+    ctest --test-dir "build/$name" --output-on-failure -j"$jobs" "${ctest_args[@]}"
+    timings+=("$(printf '%-9s %4d s' "$name" $((SECONDS - start)))")
+}
 
-cmake -S . -B build/aarch64 -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_TOOLCHAIN_FILE=toolchains/aarch64-linux-gnu.cmake
-cmake --build build/aarch64 -j"$jobs"
-ctest --test-dir build/aarch64 --output-on-failure -j"$jobs"
+build native -- -DCMAKE_BUILD_TYPE=Release
+build sanitize -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQMM_SANITIZE=address,undefined
+build threads -L threads -- -DCMAKE_BUILD_TYPE=Debug -DQMM_SANITIZE=thread
+build clang -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang
+build aarch64 -- -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE=toolchains/aarch64-linux-gnu.cmake
+
+printf '%s\n' "== every build passed" "${timings[@]}"

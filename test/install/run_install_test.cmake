@@ -1,6 +1,7 @@
 # ctest script: install the build tree into a fresh prefix, then build and run
 # the consumer project against it. Variables: BUILD_DIR, SOURCE_DIR, WORK_DIR,
-# EXAMPLE_SOURCE, LIBDIR (CMAKE_INSTALL_LIBDIR, relative to the prefix).
+# EXAMPLE_SOURCE, LIBDIR (CMAKE_INSTALL_LIBDIR, relative to the prefix),
+# CONSUMER_FLAGS (compile and link flags of the consumer; a sanitized qmm's).
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 
@@ -14,7 +15,8 @@ endfunction()
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 set(ENV{PKG_CONFIG_PATH} ${prefix}/${LIBDIR}/pkgconfig)
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${prefix}
-    -DCMAKE_BUILD_RPATH=${prefix}/${LIBDIR} -DEXAMPLE_SOURCE=${EXAMPLE_SOURCE})
+    -DCMAKE_BUILD_RPATH=${prefix}/${LIBDIR} -DEXAMPLE_SOURCE=${EXAMPLE_SOURCE}
+    "-DCMAKE_C_FLAGS=${CONSUMER_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${CONSUMER_FLAGS}")
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 foreach(exe consumer_shared consumer_static consumer_pkgconfig)
   run(${WORK_DIR}/build/${exe})
