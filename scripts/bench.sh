@@ -6,10 +6,20 @@
 #       XNNPACK, gemmlowp, OpenBLAS; as root, with apt-get) and runs
 #       qmm-bench-peers instead: qmm against them, side by side, one thread.
 #       Its arguments: [--shape MxKxN]... [--reps N] [--avx2].
+#
+#   scripts/bench.sh --build-types [rounds]   builds qmm-bench as Release and
+#       as RelWithDebInfo (-O2, the build type of most packagers) and times
+#       both, alternately, on the portable kernels and on the ones qmm picks
+#       here: the median GOPS of each and their ratio (scripts/build_types.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
 target=qmm-bench
+if [ "${1:-}" = --build-types ]; then
+    shift
+    qmm_install_packages $QMM_NATIVE_PACKAGES
+    exec scripts/build_types.sh "$@"
+fi
 if [ "${1:-}" = --peers ]; then
     shift
     target=qmm-bench-peers
