@@ -2,13 +2,13 @@
 # Kernel speed whatever the build type (scripts/bench.sh --build-types calls
 # this once the packages are there): qmm-bench built as Release (build/native)
 # and as RelWithDebInfo (build/relwithdebinfo), both run in turn, ROUNDS
-# times (default 5), on the portable kernels and on those qmm picks on this
+# times (default 11), on the portable kernels and on those qmm picks on this
 # CPU; prints each build's median GOPS and their ratio.
 #
 #   scripts/build_types.sh [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rounds=${1:-5}
+rounds=${1:-11}
 declare -A dirs=([Release]=build/native [RelWithDebInfo]=build/relwithdebinfo)
 types=(Release RelWithDebInfo)
 # kernel (auto: qmm's choice) and shape, m x k x n
