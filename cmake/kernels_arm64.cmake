@@ -73,8 +73,8 @@ if(QMM_ARM64_DOTPROD)
   endif()
   target_compile_definitions(qmm_objects PRIVATE QMM_HAVE_DOTPROD=1)
   if(QMM_ARM64_DOTPROD_MARCH)
-    set_source_files_properties(${_qmm_sdot_source} TARGET_DIRECTORY qmm_objects
-      PROPERTIES COMPILE_OPTIONS ${_qmm_sdot_march})
+    set_property(SOURCE ${_qmm_sdot_source} TARGET_DIRECTORY qmm_objects
+      APPEND PROPERTY COMPILE_OPTIONS ${_qmm_sdot_march})
   endif()
 else()
   message(STATUS "qmm: arm64 SDOT kernel disabled: the assembler does not accept "
@@ -91,7 +91,7 @@ endif()
 # allocation stretches those live ranges past the 32 vector registers: 233
 # instructions per 8 depths (with 11 moves and split loads) instead of 215.
 if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
-  set_source_files_properties(${PROJECT_SOURCE_DIR}/kernels/arm64/mmv_i8i32_64x1.c
+  set_property(SOURCE ${PROJECT_SOURCE_DIR}/kernels/arm64/mmv_i8i32_64x1.c
     TARGET_DIRECTORY qmm_objects
-    PROPERTIES COMPILE_OPTIONS -fno-schedule-insns)
+    APPEND PROPERTY COMPILE_OPTIONS -fno-schedule-insns)
 endif()

@@ -40,10 +40,10 @@ endif()
 
 # The portable kernels are plain C whose speed is the compiler's vectorizer:
 # gcc 12 at -O2 (RelWithDebInfo, Debian's CFLAGS) leaves the 3x4 kernel's dot
-# products scalar (no pmaddwd; 4.4 GOPS at 1024^3 against 65-70 at -O3). Their
-# flags therefore come last on their command lines, after the build type's and
-# the user's. Empty leaves the hot code at the build type's optimization (for
-# stepping through a kernel in a debugger).
+# products scalar (no pmaddwd), over ten times slower. Their flags therefore
+# come last on their command lines, after the build type's and the user's.
+# Empty leaves the hot code at the build type's optimization (for stepping
+# through a kernel in a debugger).
 set(QMM_HOT_CODE_FLAGS -O3 CACHE STRING
   "Optimization of the kernels and packers, whatever the build type")
 
@@ -52,8 +52,9 @@ set(QMM_HOT_CODE_FLAGS -O3 CACHE STRING
 function(qmm_optimize_hot_code)
   set(c_sources ${ARGN})
   list(FILTER c_sources INCLUDE REGEX "\\.c$")
-  if(QMM_HOT_CODE_FLAGS AND c_sources)
+  separate_arguments(flags UNIX_COMMAND "${QMM_HOT_CODE_FLAGS}")
+  if(flags AND c_sources)
     set_property(SOURCE ${c_sources} TARGET_DIRECTORY qmm_objects APPEND
-      PROPERTY COMPILE_OPTIONS ${QMM_HOT_CODE_FLAGS})
+      PROPERTY COMPILE_OPTIONS ${flags})
   endif()
 endfunction()

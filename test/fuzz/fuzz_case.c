@@ -1,27 +1,33 @@
 #include "fuzz_case.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #include "support/testlib.h"
 
-const char *const fuzz_fault_names[FAULT_COUNT] = {
-    [FAULT_NONE] = "none",
-    [FAULT_NULL_A] = "A NULL",
-    [FAULT_NULL_B] = "B NULL",
-    [FAULT_NULL_C] = "C NULL",
-    [FAULT_C_STRIDE_ZERO] = "a C stride 0",
-    [FAULT_C_COLLIDES] = "C strides 1 and 1 (elements collide)",
-    [FAULT_C_OVERLAPS_A] = "C overlaps A",
-    [FAULT_C_OVERLAPS_B] = "C overlaps B",
-    [FAULT_LEADING_DIM] = "a leading dimension too small",
-    [FAULT_SIZE_OVER_MAX] = "a size above PTRDIFF_MAX",
-    [FAULT_EXTENT_OVERFLOW] = "A's extent overflows",
-    [FAULT_RUN_UNPACKED] = "run before pack_a",
-    [FAULT_PACK_TWICE] = "pack_a twice",
-    [FAULT_WRONG_N] = "run with another n",
-    [FAULT_NO_MEMORY] = "A too large to pack",
+/* Each fault as passed, per variant; a fault with one form names it once. */
+static const char *const fault_texts[FAULT_COUNT][3] = {
+    [FAULT_NULL_A] = {"A NULL"},
+    [FAULT_NULL_B] = {"B NULL"},
+    [FAULT_NULL_C] = {"C NULL"},
+    [FAULT_C_STRIDE_ZERO] = {"rsc = 0", "csc = 0", "csc = 0"},
+    [FAULT_C_COLLIDES] = {"rsc = csc = 1 (elements of C collide)"},
+    [FAULT_C_OVERLAPS_A] = {"C overlaps A"},
+    [FAULT_C_OVERLAPS_B] = {"C overlaps B"},
+    [FAULT_LEADING_DIM] = {"lda = k - 1", "ldb = n - 1", "ldc = n - 1"},
+    [FAULT_SIZE_OVER_MAX] = {"m = PTRDIFF_MAX + 1", "n = PTRDIFF_MAX + 2", "k = PTRDIFF_MAX + 3"},
+    [FAULT_EXTENT_OVERFLOW] = {"rsa = PTRDIFF_MAX", "rsb = PTRDIFF_MIN",
+                               "rsc = PTRDIFF_MAX / 4 + 1"},
+    [FAULT_RUN_UNPACKED] = {"qmm_plan_run before qmm_plan_pack_a"},
+    [FAULT_PACK_TWICE] = {"qmm_plan_pack_a twice, the second with other values"},
+    [FAULT_WRONG_N] = {"qmm_plan_run with n - 1"},
+    [FAULT_NO_MEMORY] = {"m = 2^40, k = 2^20, lda = k: A too large to pack"},
 };
+
+static const char *fault_text(fuzz_fault f, unsigned variant)
+{
+    const char *text = fault_texts[f][variant];
+    return text != NULL ? text : fault_texts[f][0];
+}
 
 static const char *const entry_names[ENTRY_COUNT] = {
     [ENTRY_ROW_MAJOR] = "qmm_i8_i32",
@@ -74,8 +80,7 @@ static const size_t primes[] = {2,   3,   5,   7,   11,  13,  17,  19,  23,  29,
 
 static size_t near_tile(void)
 {
-    size_t x = PICK(tile_sizes) * between(1, 4) + between(0, 2);
-    return x == 0 ? 0 : x - 1;
+    return PICK(tile_sizes) * between(1, 4) + between(0, 2) - 1;
 }
 
 static size_t prime(void)
@@ -83,8 +88,8 @@ static size_t prime(void)
     return PICK(primes);
 }
 
-/* Shapes, each kept to a few million multiply-adds so that the reference
- * stays cheap. */
+/* Shapes, each kept to a few million multiply-adds (the rare wrapping
+ * depths to tens of millions) so that the reference stays cheap. */
 enum shape_kind {
     SHAPE_SMALL,   /* each size 0..17 */
     SHAPE_TILE,    /* multiples of tiles, +-1 */
@@ -96,7 +101,7 @@ enum shape_kind {
     SHAPE_WRAP,    /* k past 2^31 / 16384: sums of -128 * -128 wrap int32 */
     SHAPE_KINDS
 };
-static const unsigned shape_weights[SHAPE_KINDS] = {28, 20, 18, 12, 6, 6, 6, 4};
+static const unsigned shape_weights[SHAPE_KINDS] = {28, 20, 18, 12, 6, 6, 6, 2};
 
 enum { MAX_MACS = 4000000 };
 
@@ -125,10 +130,14 @@ static void draw_shape(fuzz_case *fc)
         fc->m = between(300, 1500), fc->n = between(1, 8), fc->k = between(1, 200);
         break;
     case SHAPE_WRAP:
-    default:
-        fc->m = between(1, 6), fc->n = between(1, 6), fc->k = between(131073, 140000);
+    default: {
+        /* Partial and full tiles of every kernel (6x16, 12x32, 8x8, ...). */
+        static const size_t wrap_m[] = {1, 2, 5, 6, 8, 12, 13};
+        static const size_t wrap_n[] = {1, 3, 8, 16, 17, 32, 33};
+        fc->m = PICK(wrap_m), fc->n = PICK(wrap_n), fc->k = between(131073, 140000);
         fc->values = one_in(3) ? VALUES_ENDS : VALUES_MIN;
         return;
+    }
     }
     if (fc->m * fc->n * fc->k > MAX_MACS)
         fc->k = MAX_MACS / (fc->m * fc->n) + 1;
@@ -220,8 +229,11 @@ fuzz_case fuzz_case_make(uint64_t seed, uint64_t index)
     fc.fault = one_in(8) ? draw_fault(fc.entry) : FAULT_NONE;
     if (fc.fault != FAULT_NONE) {
         /* Every size at least 1, or an empty product would be valid
-         * whatever the fault; 2 where the fault is in a stride. */
-        size_t least = fc.fault == FAULT_C_COLLIDES || fc.fault == FAULT_EXTENT_OVERFLOW ? 2 : 1;
+         * whatever the fault; 2 where the fault is in a stride or n - 1. */
+        size_t least = fc.fault == FAULT_C_COLLIDES || fc.fault == FAULT_EXTENT_OVERFLOW ||
+                               fc.fault == FAULT_WRONG_N
+                           ? 2
+                           : 1;
         fc.m = fc.m < least ? least : fc.m;
         fc.n = fc.n < least ? least : fc.n;
         fc.k = fc.k < least ? least : fc.k;
@@ -264,9 +276,5 @@ void fuzz_case_describe(const fuzz_case *fc, char *buf, size_t size)
              fc->ab_share ? ", A and B overlap" : "",
              fc->null_empty ? ", empty operands NULL" : "",
              fc->fault != FAULT_NONE ? ", invalid: " : "",
-             fc->fault != FAULT_NONE ? fuzz_fault_names[fc->fault] : "");
-    if (fc->fault != FAULT_NONE) {
-        size_t used = strlen(buf);
-        snprintf(buf + used, size - used, " (variant %u)", fc->fault_variant);
-    }
+             fc->fault != FAULT_NONE ? fault_text(fc->fault, fc->fault_variant) : "");
 }

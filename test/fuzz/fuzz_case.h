@@ -37,10 +37,10 @@ typedef enum fuzz_fault {
     FAULT_C_OVERLAPS_B,
     FAULT_LEADING_DIM,       /* row-major: lda < k, ldb < n or ldc < n */
     FAULT_SIZE_OVER_MAX,     /* a size above PTRDIFF_MAX */
-    FAULT_EXTENT_OVERFLOW,   /* strided: A's span does not fit the address space */
+    FAULT_EXTENT_OVERFLOW,   /* strided: A's, B's or C's span passes PTRDIFF_MAX bytes */
     FAULT_RUN_UNPACKED,      /* plan: qmm_plan_run before qmm_plan_pack_a */
     FAULT_PACK_TWICE,        /* plan: a second qmm_plan_pack_a (the first stays) */
-    FAULT_WRONG_N,           /* concrete plan: run with another n */
+    FAULT_WRONG_N,           /* concrete plan: run with n - 1 */
     FAULT_NO_MEMORY,         /* plan: A too large to pack (QMM_ERR_NO_MEMORY) */
     FAULT_COUNT
 } fuzz_fault;
@@ -56,7 +56,7 @@ typedef struct fuzz_case {
     fuzz_entry entry;
     fuzz_values values;
     fuzz_fault fault;
-    unsigned fault_variant;   /* which operand, size or sign the fault hits (0..2) */
+    unsigned fault_variant;   /* which operand, size or stride the fault hits (0..2) */
     size_t m, n, k;
     /* Row-major entries use rs as the leading dimension (cs == 1). */
     fuzz_strides a, b, c;
@@ -64,7 +64,7 @@ typedef struct fuzz_case {
     size_t ldc1;
     int ab_share;             /* A and B are views of one buffer, overlapping */
     int null_empty;           /* empty operands passed as NULL (they may be) */
-    uint64_t value_seed;      /* the operands' values */
+    uint64_t value_seed;      /* the operands' values and their places in memory */
 } fuzz_case;
 
 /* Case index of the sequence that seed starts. */
@@ -72,7 +72,5 @@ fuzz_case fuzz_case_make(uint64_t seed, uint64_t index);
 
 /* The case as the call that reproduces it, one line. */
 void fuzz_case_describe(const fuzz_case *fc, char *buf, size_t size);
-
-extern const char *const fuzz_fault_names[FAULT_COUNT];
 
 #endif

@@ -1,6 +1,7 @@
 #include "fuzz_check.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "fuzz_operands.h"
 #include "support/testlib.h"
@@ -60,8 +61,13 @@ static call call_make(const fuzz_case *fc, const operands *o)
     case FAULT_SIZE_OVER_MAX:  /* m, n or k */
         *(fc->fault_variant == 0 ? &cl.m : fc->fault_variant == 1 ? &cl.n : &cl.k) = huge;
         break;
-    case FAULT_EXTENT_OVERFLOW:
-        cl.rsa = fc->fault_variant == 0 ? PTRDIFF_MAX : PTRDIFF_MIN;
+    case FAULT_EXTENT_OVERFLOW:  /* A's, B's or C's; every size is at least 2 */
+        if (fc->fault_variant == 0)
+            cl.rsa = PTRDIFF_MAX;
+        else if (fc->fault_variant == 1)
+            cl.rsb = PTRDIFF_MIN;
+        else
+            cl.rsc = PTRDIFF_MAX / 4 + 1;
         break;
     case FAULT_NO_MEMORY:
         /* Packed, about 2^60 bytes: no allocator has them. */
@@ -99,23 +105,36 @@ static int faulty(const fuzz_case *fc, fuzz_fault f, int variant)
     return fc->fault == f && (variant < 0 || fc->fault_variant == (unsigned)variant);
 }
 
+/* The kernel a packed plan names for n: any, or the forced one. */
+static void check_kernel(const qmm_plan *plan, size_t n, const char *forced, const char *label)
+{
+    const char *name = qmm_plan_kernel_name(plan, n);
+    CHECK(name != NULL && (forced == NULL || strcmp(name, forced) == 0),
+          "%s: the plan runs n=%zu on %s, not on the forced %s", label, n,
+          name != NULL ? name : "no kernel", forced != NULL ? forced : "(none)");
+}
+
 /* Plans: create, pack A, run n (and 1, when symbolic), each refusing what the
  * fault breaks; returns whether C was to be written. */
-static int run_plan(const fuzz_case *fc, const call *cl, const operands *o, const char *label)
+static int run_plan(const fuzz_case *fc, const call *cl, const operands *o, const char *forced,
+                    const char *label)
 {
     const int symbolic = fc->entry == ENTRY_PLAN_SYMBOLIC;
     const qmm_status invalid = QMM_ERR_INVALID_ARG;
-    qmm_plan *plan = NULL;
+    /* A refused create must leave the caller's pointer as it was. */
+    static char untouched;
+    qmm_plan *plan = (qmm_plan *)(void *)&untouched;
     /* A symbolic plan meets its n only when it runs. */
-    int bad_size = fc->fault == FAULT_SIZE_OVER_MAX && !(symbolic && fc->fault_variant == 1);
+    int bad_size = faulty(fc, FAULT_SIZE_OVER_MAX, -1) && !(symbolic && fc->fault_variant == 1);
     qmm_status st = qmm_plan_create(&plan, cl->m, symbolic ? QMM_N_SYMBOLIC : cl->n, cl->k);
     expect(st, bad_size ? invalid : QMM_OK, label, "qmm_plan_create");
     if (st != QMM_OK) {
-        CHECK(plan == NULL, "%s: a refused qmm_plan_create set the plan", label);
+        CHECK(plan == (qmm_plan *)(void *)&untouched, "%s: a refused qmm_plan_create set the plan",
+              label);
         return 0;
     }
-    const size_t n = faulty(fc, FAULT_WRONG_N, -1) ? cl->n + 1 : cl->n;
-    int written = 0;
+    const size_t n = faulty(fc, FAULT_WRONG_N, -1) ? cl->n - 1 : cl->n;
+    int packed = 0;
     if (!faulty(fc, FAULT_RUN_UNPACKED, -1)) {
         st = qmm_plan_pack_a(plan, cl->a, (size_t)cl->rsa);
         qmm_status want = faulty(fc, FAULT_NO_MEMORY, -1) ? QMM_ERR_NO_MEMORY
@@ -124,23 +143,24 @@ static int run_plan(const fuzz_case *fc, const call *cl, const operands *o, cons
                               : QMM_OK;
         expect(st, want, label, "qmm_plan_pack_a");
         if (faulty(fc, FAULT_PACK_TWICE, -1))
-            expect(qmm_plan_pack_a(plan, cl->a, (size_t)cl->rsa), invalid, label,
+            expect(qmm_plan_pack_a(plan, o->a2.base, (size_t)cl->rsa), invalid, label,
                    "a second qmm_plan_pack_a");
-        written = st == QMM_OK;
+        packed = st == QMM_OK;
     }
     /* Unpacked, the plan refuses to run whatever its arguments. */
-    int refused = !written || faulty(fc, FAULT_NULL_B, -1) || faulty(fc, FAULT_NULL_C, -1) ||
+    int refused = !packed || faulty(fc, FAULT_NULL_B, -1) || faulty(fc, FAULT_NULL_C, -1) ||
                   faulty(fc, FAULT_LEADING_DIM, 1) || faulty(fc, FAULT_LEADING_DIM, 2) ||
                   faulty(fc, FAULT_C_OVERLAPS_B, -1) || faulty(fc, FAULT_WRONG_N, -1) ||
                   faulty(fc, FAULT_SIZE_OVER_MAX, 1);
     st = qmm_plan_run(plan, n, cl->b, (size_t)cl->rsb, cl->c, (size_t)cl->rsc);
     expect(st, refused ? invalid : QMM_OK, label, "qmm_plan_run");
     if (!refused && n > 0)
-        CHECK(qmm_plan_kernel_name(plan, n) != NULL, "%s: no kernel named for n=%zu", label, n);
+        check_kernel(plan, n, forced, label);
     if (!refused && symbolic) {
         const void *b1 = pointer(fc, &o->b, fc->k, 1);
         st = qmm_plan_run(plan, 1, b1, (size_t)fc->b.rs, o->c1.base, fc->ldc1);
         expect(st, QMM_OK, label, "qmm_plan_run with n=1");
+        check_kernel(plan, 1, forced, label);
     }
     qmm_plan_destroy(plan);
     return !refused;
@@ -159,7 +179,7 @@ static void check_result(const char *label, const test_matrix *c, const test_mat
     free(ref);
 }
 
-long fuzz_case_check(const fuzz_case *fc, fuzz_tally *tally)
+long fuzz_case_check(const fuzz_case *fc, const char *forced, fuzz_tally *tally)
 {
     long before = test_failures;
     char label[64];
@@ -168,7 +188,8 @@ long fuzz_case_check(const fuzz_case *fc, fuzz_tally *tally)
     snapshot snap = snapshot_take(&o);
     call cl = call_make(fc, &o);
     int is_plan = fc->entry == ENTRY_PLAN || fc->entry == ENTRY_PLAN_SYMBOLIC;
-    int written = is_plan ? run_plan(fc, &cl, &o, label) : run_one_shot(fc, &cl, label);
+    int written =
+        is_plan ? run_plan(fc, &cl, &o, forced, label) : run_one_shot(fc, &cl, label);
     if (written) {
         test_matrix bn = operands_columns(&o.b, fc->n);
         check_result(label, &o.c, &o.a, &bn);

@@ -13,9 +13,9 @@ typedef struct fuzz_tally {
     long refused_calls;   /* invalid calls, refusal and untouched C checked */
 } fuzz_tally;
 
-/* Runs fc with the kernel the environment gives (QMM_KERNEL or the
- * selector); adds its calls to tally. Returns the number of failed checks,
- * reported through test_fail. */
-long fuzz_case_check(const fuzz_case *fc, fuzz_tally *tally);
+/* Runs fc with the kernel the environment gives: QMM_KERNEL=forced (then
+ * plans must name it), or the selector's when forced is NULL. Adds its calls
+ * to tally; returns the number of failed checks, reported through test_fail. */
+long fuzz_case_check(const fuzz_case *fc, const char *forced, fuzz_tally *tally);
 
 #endif

@@ -44,6 +44,13 @@ static int8_t (*const value_of[VALUES_COUNT])(void) = {
     [VALUES_ENDS] = either_end,
 };
 
+/* A matrix of elem-byte elements at an alignment drawn for the case: any
+ * byte for int8, any int32 for C. */
+static test_matrix matrix(size_t rows, size_t cols, size_t elem, fuzz_strides s)
+{
+    return test_matrix_strided(rows, cols, elem, s.rs, s.cs, elem * test_rand_below(64 / elem));
+}
+
 operands operands_make(const fuzz_case *fc)
 {
     operands o = {0};
@@ -53,29 +60,33 @@ operands operands_make(const fuzz_case *fc)
     if (fc->ab_share) {
         size_t sa = test_span(m, k, fc->a.rs, fc->a.cs);
         size_t sb = test_span(k, b_cols, fc->b.rs, fc->b.cs);
-        o.shared = test_matrix_strided(1, sa + sb, 1, 1, 1);
+        o.shared = matrix(1, sa + sb, 1, (fuzz_strides){1, 1});
         o.a = test_matrix_view(&o.shared, 0, m, k, 1, fc->a.rs, fc->a.cs);
         o.b = test_matrix_view(&o.shared, test_rand_below(sa + 1), k, b_cols, 1, fc->b.rs,
                                fc->b.cs);
     } else {
-        o.a = test_matrix_strided(m, k, 1, fc->a.rs, fc->a.cs);
-        o.b = test_matrix_strided(k, b_cols, 1, fc->b.rs, fc->b.cs);
+        o.a = matrix(m, k, 1, fc->a);
+        o.b = matrix(k, b_cols, 1, fc->b);
     }
-    o.c = test_matrix_strided(m, n, 4, fc->c.rs, fc->c.cs);
+    o.c = matrix(m, n, 4, fc->c);
     if (fc->entry == ENTRY_PLAN_SYMBOLIC)
-        o.c1 = test_matrix_strided(m, 1, 4, (ptrdiff_t)fc->ldc1, 1);
+        o.c1 = matrix(m, 1, 4, (fuzz_strides){(ptrdiff_t)fc->ldc1, 1});
+    if (fc->fault == FAULT_PACK_TWICE)
+        o.a2 = matrix(m, k, 1, fc->a);
     if (fc->fault == FAULT_C_OVERLAPS_A)
         overlap_c_with(&o.c, &o.a);
     if (fc->fault == FAULT_C_OVERLAPS_B)
         overlap_c_with(&o.c, &o.b);
     test_matrix_fill_by(&o.a, value_of[fc->values]);
     test_matrix_fill_by(&o.b, value_of[fc->values]);
+    /* Other values than A's, whatever the case's. */
+    test_matrix_fill_random_i8(&o.a2);
     return o;
 }
 
 void operands_free(operands *o)
 {
-    test_matrix *all[] = {&o->a, &o->b, &o->c, &o->c1, &o->shared};
+    test_matrix *all[] = {&o->a, &o->b, &o->c, &o->c1, &o->shared, &o->a2};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         test_matrix_free(all[i]);
 }
@@ -91,7 +102,7 @@ test_matrix operands_columns(const test_matrix *b, size_t n)
 snapshot snapshot_take(const operands *o)
 {
     snapshot s = {0};
-    const test_matrix *all[] = {&o->a, &o->b, &o->shared, &o->c, &o->c1};
+    const test_matrix *all[] = {&o->a, &o->b, &o->shared, &o->a2, &o->c, &o->c1};
     for (size_t i = 0; i < MAX_OWNERS; i++) {
         if (all[i]->mem == NULL)
             continue;

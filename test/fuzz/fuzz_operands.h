@@ -15,15 +15,16 @@
 typedef struct operands {
     test_matrix a, b, c, c1;
     test_matrix shared;   /* A's and B's buffer when they overlap */
+    test_matrix a2;       /* the A of a second qmm_plan_pack_a, which must not count */
 } operands;
 
 operands operands_make(const fuzz_case *fc);
 void operands_free(operands *o);
-/* B's first n columns, a view. */
+/* B's first n columns: B itself but for its column count, owning nothing. */
 test_matrix operands_columns(const test_matrix *b, size_t n);
 
 /* Copies of every allocation of a case, taken before the call. */
-enum { MAX_OWNERS = 5 };
+enum { MAX_OWNERS = 6 };
 typedef struct snapshot {
     const test_matrix *owner[MAX_OWNERS];
     unsigned char *copy[MAX_OWNERS];

@@ -21,7 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dispatch/registry.h"
 #include "fuzz_case.h"
 #include "fuzz_check.h"
 #include "support/testlib.h"
@@ -60,8 +59,14 @@ static double now(void)
 
 static void reproduce_line(const options *opt, const char *contender, uint64_t index)
 {
-    fprintf(stderr, "  reproduce: %s --seed %llu --kernel %s --case %llu\n", opt->program,
-            (unsigned long long)opt->seed, contender, (unsigned long long)index);
+    /* Under qemu-user (the aarch64 suite), the emulated CPU matters too. */
+    const char *cpu = getenv("QEMU_CPU");
+    if (cpu != NULL && cpu[0] == '\0')
+        cpu = NULL;
+    fprintf(stderr, "  reproduce: %s%s%s%s --seed %llu --kernel %s --case %llu\n",
+            cpu != NULL ? "QEMU_CPU=" : "", cpu != NULL ? cpu : "",
+            cpu != NULL ? " <emulator> " : "", opt->program, (unsigned long long)opt->seed,
+            contender, (unsigned long long)index);
 }
 
 static void describe(uint64_t seed, uint64_t index)
@@ -72,27 +77,30 @@ static void describe(uint64_t seed, uint64_t index)
     fprintf(stderr, "  %s\n", text);
 }
 
-/* Sets the environment for a contender; before any call into qmm. */
-static void choose_contender(const char *contender)
+/* Sets the environment for a contender, before any call into qmm; returns
+ * the kernel forced, NULL for the selector. */
+static const char *choose_contender(const char *contender)
 {
-    if (strcmp(contender, "auto") == 0)
+    if (strcmp(contender, "auto") == 0) {
         unsetenv("QMM_KERNEL");
-    else
-        setenv("QMM_KERNEL", contender, 1);
+        return NULL;
+    }
+    setenv("QMM_KERNEL", contender, 1);
+    return contender;
 }
 
 /* A contender's cases, in its own process, until its deadline. */
 static int contender_child(const options *opt, const char *contender, double deadline,
                            progress *pr)
 {
-    choose_contender(contender);
+    const char *forced = choose_contender(contender);
     for (uint64_t i = 0; pr->failed_cases < MAX_FAILED_CASES; i++) {
         if (i >= MIN_CASES && now() >= deadline)
             break;
         pr->current = i;
         pr->in_case = 1;
         fuzz_case fc = fuzz_case_make(opt->seed, i);
-        if (fuzz_case_check(&fc, &pr->tally) != 0) {
+        if (fuzz_case_check(&fc, forced, &pr->tally) != 0) {
             fprintf(stderr, "FAILED under %s:\n", contender);
             describe(opt->seed, i);
             reproduce_line(opt, contender, i);
@@ -140,8 +148,9 @@ static long run_contender(const options *opt, const char *contender, double seco
         test_failures++;
         return 0;
     }
+    /* exit, not _exit: LeakSanitizer checks at exit. */
     if (pid == 0)
-        _exit(contender_child(opt, contender, deadline, pr));
+        exit(contender_child(opt, contender, deadline, pr));
     int ok = wait_contender(pid, deadline, contender);
     CHECK(ok, "%s: %ld failed cases of %llu", contender, pr->failed_cases,
           (unsigned long long)pr->cases);
@@ -201,12 +210,12 @@ static int parse(int argc, char **argv, options *opt)
 /* One case, in this process, described first. */
 static int run_one_case(const options *opt)
 {
-    choose_contender(opt->kernel);
+    const char *forced = choose_contender(opt->kernel);
     fprintf(stderr, "test_fuzz under %s:\n", opt->kernel);
     describe(opt->seed, opt->case_index);
     fuzz_case fc = fuzz_case_make(opt->seed, opt->case_index);
     fuzz_tally tally = {0};
-    fuzz_case_check(&fc, &tally);
+    fuzz_case_check(&fc, forced, &tally);
     return test_finish("test_fuzz", 1);
 }
 
@@ -223,9 +232,9 @@ int main(int argc, char **argv)
     size_t count = 0;
     if (opt.kernel == NULL || strcmp(opt.kernel, "auto") == 0)
         contenders[count++] = "auto";
-    for (size_t i = 0; i < qmm_registry_count() && count < MAX_CONTENDERS; i++) {
-        const qmm_kernel *k = qmm_registry_at(i);
-        if (k->is_supported_here() && (opt.kernel == NULL || strcmp(opt.kernel, k->name) == 0))
+    for (size_t i = 0; i < qmm_kernel_count() && count < MAX_CONTENDERS; i++) {
+        const qmm_kernel_info *k = qmm_kernel_at(i);
+        if (k->supported_here && (opt.kernel == NULL || strcmp(opt.kernel, k->name) == 0))
             contenders[count++] = k->name;
     }
     if (count == 0) {

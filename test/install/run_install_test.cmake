@@ -14,9 +14,12 @@ endfunction()
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 set(ENV{PKG_CONFIG_PATH} ${prefix}/${LIBDIR}/pkgconfig)
+set(flags)
+if(CONSUMER_FLAGS)
+  set(flags "-DCMAKE_C_FLAGS=${CONSUMER_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${CONSUMER_FLAGS}")
+endif()
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${prefix}
-    -DCMAKE_BUILD_RPATH=${prefix}/${LIBDIR} -DEXAMPLE_SOURCE=${EXAMPLE_SOURCE}
-    "-DCMAKE_C_FLAGS=${CONSUMER_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${CONSUMER_FLAGS}")
+    -DCMAKE_BUILD_RPATH=${prefix}/${LIBDIR} -DEXAMPLE_SOURCE=${EXAMPLE_SOURCE} ${flags})
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 foreach(exe consumer_shared consumer_static consumer_pkgconfig)
   run(${WORK_DIR}/build/${exe})

@@ -83,17 +83,17 @@ static test_matrix place(unsigned char *lowest, size_t rows, size_t cols, size_t
 }
 
 test_matrix test_matrix_strided(size_t rows, size_t cols, size_t elem, ptrdiff_t rs,
-                                ptrdiff_t cs)
+                                ptrdiff_t cs, size_t shift)
 {
     size_t span = test_span(rows ? rows : 1, cols ? cols : 1, rs, cs);
-    size_t bytes = span * elem + 2 * GUARD;
-    unsigned char *mem = malloc(bytes);
+    size_t bytes = (GUARD + shift + span * elem + GUARD + GUARD - 1) / GUARD * GUARD;
+    unsigned char *mem = aligned_alloc(GUARD, bytes);
     if (mem == NULL) {
         fprintf(stderr, "test: out of memory for a %zu x %zu matrix\n", rows, cols);
         exit(1);
     }
     memset(mem, PATTERN, bytes);
-    test_matrix m = place(mem + GUARD, rows, cols, elem, rs, cs);
+    test_matrix m = place(mem + GUARD + shift, rows, cols, elem, rs, cs);
     m.mem = mem;
     m.bytes = bytes;
     return m;
@@ -106,13 +106,13 @@ test_matrix test_matrix_new(size_t rows, size_t cols, size_t elem, test_layout l
               p = (ptrdiff_t)pad;
     switch (layout) {
     case LAYOUT_ROW:
-        return test_matrix_strided(rows, cols, elem, c + p, 1);
+        return test_matrix_strided(rows, cols, elem, c + p, 1, 0);
     case LAYOUT_COL:
-        return test_matrix_strided(rows, cols, elem, 1, r + p);
+        return test_matrix_strided(rows, cols, elem, 1, r + p, 0);
     case LAYOUT_SPACED:
-        return test_matrix_strided(rows, cols, elem, 2 * c + 1, 2);
+        return test_matrix_strided(rows, cols, elem, 2 * c + 1, 2, 0);
     case LAYOUT_REVERSED:
-        return test_matrix_strided(rows, cols, elem, -(c + p), -1);
+        return test_matrix_strided(rows, cols, elem, -(c + p), -1, 0);
     default:
         abort();
     }
@@ -121,7 +121,10 @@ test_matrix test_matrix_new(size_t rows, size_t cols, size_t elem, test_layout l
 test_matrix test_matrix_view(const test_matrix *within, size_t offset, size_t rows,
                              size_t cols, size_t elem, ptrdiff_t rs, ptrdiff_t cs)
 {
-    return place(within->mem + GUARD + offset, rows, cols, elem, rs, cs);
+    size_t r = within->rows ? within->rows : 1, c = within->cols ? within->cols : 1;
+    unsigned char *lowest = (unsigned char *)within->base -
+                            lowest_to_origin(r, c, within->rs, within->cs) * within->elem;
+    return place(lowest + offset, rows, cols, elem, rs, cs);
 }
 
 void test_matrix_free(test_matrix *m)

@@ -56,15 +56,17 @@ typedef struct test_matrix {
 /* pad: extra elements per leading dimension (ROW, COL); 0 for tight. */
 test_matrix test_matrix_new(size_t rows, size_t cols, size_t elem, test_layout layout,
                             size_t pad);
-/* The same with any strides, zero and negative included. */
+/* The same with any strides, zero and negative included, and the lowest
+ * element shift bytes (a multiple of elem) past a 64-byte boundary, whatever
+ * the heap: the operand's alignment is the caller's choice. */
 test_matrix test_matrix_strided(size_t rows, size_t cols, size_t elem, ptrdiff_t rs,
-                                ptrdiff_t cs);
+                                ptrdiff_t cs, size_t shift);
 /* Elements from the lowest to the highest of a rows x cols operand, plus one
  * (0 when it has none). */
 size_t test_span(size_t rows, size_t cols, ptrdiff_t rs, ptrdiff_t cs);
-/* A rows x cols view whose lowest element is the byte at offset of within's
- * elements (the caller keeps it inside them): it owns no memory, and may
- * overlap other views of within. */
+/* A rows x cols view whose lowest element is offset bytes past within's
+ * lowest (the caller keeps it inside within's elements): it owns no memory,
+ * and may overlap other views of within. */
 test_matrix test_matrix_view(const test_matrix *within, size_t offset, size_t rows,
                              size_t cols, size_t elem, ptrdiff_t rs, ptrdiff_t cs);
 void test_matrix_free(test_matrix *m);   /* a view: nothing to free */
