@@ -13,6 +13,7 @@
  * contenders; each runs at least MIN_CASES cases. A failure prints the case
  * and the command that runs it again alone: --case I with its --kernel.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,8 +117,9 @@ static int contender_child(const options *opt, const char *contender, double dea
  * Returns whether it ended by itself with status 0. */
 static int wait_contender(pid_t pid, double deadline, const char *contender)
 {
-    int status;
-    while (waitpid(pid, &status, WNOHANG) == 0) {
+    int status = 0;
+    pid_t got;
+    while ((got = waitpid(pid, &status, WNOHANG)) == 0 || (got < 0 && errno == EINTR)) {
         if (now() > deadline + HANG_SECONDS) {
             kill(pid, SIGKILL);
             waitpid(pid, &status, 0);
@@ -126,6 +128,10 @@ static int wait_contender(pid_t pid, double deadline, const char *contender)
             return 0;
         }
         nanosleep(&(struct timespec){.tv_nsec = 20 * 1000 * 1000}, NULL);
+    }
+    if (got < 0) {
+        perror("test_fuzz: waitpid");
+        return 0;
     }
     if (WIFSIGNALED(status))
         fprintf(stderr, "FAILED: %s died of signal %d\n", contender, WTERMSIG(status));
