@@ -24,7 +24,8 @@ enum bench_exit {
 static int name_qmm_choice(bench_shape s, bench_contender *who)
 {
     const qmm_kernel *k;
-    qmm_status st = qmm_choose_for_call(s.m, s.n, &k);
+    int transposed;
+    qmm_status st = qmm_choose_for_call(s.m, s.n, &k, &transposed);
     if (st != QMM_OK) {
         fprintf(stderr, "qmm-bench: QMM_KERNEL=%s: %s\n", getenv("QMM_KERNEL"),
                 qmm_status_str(st));
@@ -54,12 +55,25 @@ static enum bench_exit run_shapes(const bench_options *opt)
         count = 2;
     }
 
+    if (opt->kernel == NULL)
+        who[0].name = "qmm's choice";
+    for (size_t w = 0; w < BENCH_MAX_CONTENDERS; w++)
+        who[w].threads = opt->threads[0];
+    if (opt->threads[1] != 0) {
+        /* One kernel (qmm's choice or --kernel's) on two thread counts. */
+        who[1] = who[0];
+        who[1].threads = opt->threads[1];
+        count = 2;
+    }
+
     bench_report_begin(opt->csv, who, count);
     enum bench_exit result = EXIT_ALL_PASSED;
     for (size_t i = 0; i < opt->shape_count; i++) {
         bench_shape s = opt->shapes[i];
         if (opt->kernel == NULL && !name_qmm_choice(s, &who[0]))
             return EXIT_BAD_REQUEST;
+        if (opt->kernel == NULL && count == 2)
+            who[1].name = who[0].name;
         bench_shape_result r;
         if (!bench_run_shape(s, who, count, opt->reps, &r)) {
             result = EXIT_SOMETHING_FAILED;

@@ -14,7 +14,8 @@
 void bench_print_usage(FILE *out)
 {
     fprintf(out,
-            "usage: qmm-bench [--shape MxKxN]... [--reps N] [--kernel NAME [--vs NAME]] [--csv]\n"
+            "usage: qmm-bench [--shape MxKxN]... [--reps N] [--kernel NAME [--vs NAME]]\n"
+            "                 [--threads N[,M]] [--csv]\n"
             "       qmm-bench --list [--csv]\n"
             "       qmm-bench --help\n"
             "\n"
@@ -28,6 +29,10 @@ void bench_print_usage(FILE *out)
             "  --kernel NAME  run this kernel for every shape instead of qmm's choice\n"
             "  --vs NAME      with --kernel: run NAME too, alternating calls on the same\n"
             "                 data, and report the speed ratio NAME / --kernel\n"
+            "  --threads N    run qmm on N threads (default: qmm's own count, from\n"
+            "                 QMM_NUM_THREADS or the CPUs this process may use)\n"
+            "  --threads N,M  run on N and on M threads, alternating calls on the same\n"
+            "                 data, and report the speed ratio M / N (not with --vs)\n"
             "  --csv          a header line, then one comma-separated line per shape\n"
             "  --list         the kernels in this build and whether this CPU runs them\n"
             "  --help         this text\n"
@@ -71,6 +76,16 @@ static int parse_shape(const char *text, bench_shape *out)
     return *text == '\0';
 }
 
+/* "N" or "N,M", each from 1 to QMM_MAX_THREADS. */
+static int parse_threads(const char *text, size_t out[2])
+{
+    if (!read_number(&text, QMM_MAX_THREADS, &out[0]))
+        return 0;
+    if (*text == ',' && (++text, !read_number(&text, QMM_MAX_THREADS, &out[1])))
+        return 0;
+    return *text == '\0';
+}
+
 static int parse_reps(const char *text, size_t *out)
 {
     return read_number(&text, MAX_USER_REPS, out) && *text == '\0';
@@ -109,7 +124,7 @@ bench_parse_result bench_parse_options(int argc, char **argv, bench_options *opt
         }
         /* The other options take a value. */
         if (!is(arg, "--kernel") && !is(arg, "--vs") && !is(arg, "--reps") &&
-            !is(arg, "--shape"))
+            !is(arg, "--shape") && !is(arg, "--threads"))
             return bad("unknown argument ", arg);
         if (i + 1 == argc)
             return bad("missing value after ", arg);
@@ -121,11 +136,17 @@ bench_parse_result bench_parse_options(int argc, char **argv, bench_options *opt
         else if (is(arg, "--reps") && !parse_reps(value, &opt->reps))
             return bad("--reps needs a whole number from 1 to " VALUE_TEXT(MAX_USER_REPS) ", not ",
                        value);
+        else if (is(arg, "--threads") && !parse_threads(value, opt->threads))
+            return bad("--threads needs N or N,M, whole numbers from 1 to " VALUE_TEXT(
+                           QMM_MAX_THREADS) ", not ",
+                       value);
         else if (is(arg, "--shape") && !parse_shape(value, &opt->parsed_shapes[shapes++]))
             return bad("--shape needs MxKxN with every size at least 1, not ", value);
     }
     if (opt->vs != NULL && opt->kernel == NULL)
         return bad("--vs needs --kernel, the kernel it is compared with", "");
+    if (opt->vs != NULL && opt->threads[1] != 0)
+        return bad("--vs compares kernels on one thread count: give --threads one count", "");
     opt->shapes = shapes > 0 ? opt->parsed_shapes : bench_default_shapes;
     opt->shape_count = shapes > 0 ? shapes : bench_default_shape_count;
     return BENCH_PARSE_RUN;

@@ -15,6 +15,7 @@ typedef struct bench_options {
     int list;                   /* --list */
     const char *kernel;         /* --kernel: forced for every shape; NULL: qmm chooses */
     const char *vs;             /* --vs: compared with kernel; NULL when absent */
+    size_t threads[2];          /* --threads N[,M]: counts; 0 when not given */
     bench_shape *parsed_shapes; /* storage of the --shape list */
 } bench_options;
 

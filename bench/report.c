@@ -17,19 +17,38 @@ static const char *verdict(const bench_outcome *o)
     return o->status != QMM_OK ? "ERROR" : o->check.wrong != 0 ? "FAIL" : "ok";
 }
 
+static size_t threads_of(const bench_contender *who)
+{
+    return who->threads != 0 ? who->threads : qmm_get_num_threads();
+}
+
+/* A contender's thread count as the report shows it. */
+static void format_threads(const bench_contender *who, char *text, size_t size)
+{
+    if (who->threads == 0)
+        snprintf(text, size, "%zu threads (qmm's default)", qmm_get_num_threads());
+    else
+        snprintf(text, size, "%zu thread%s", who->threads, who->threads == 1 ? "" : "s");
+}
+
 void bench_report_begin(int csv, const bench_contender *who, size_t count)
 {
+    char ta[64], tb[64];
+    format_threads(&who[0], ta, sizeof ta);
+    format_threads(&who[count - 1], tb, sizeof tb);
+    if (!csv && count == 1)
+        printf("on %s\n", ta);
     if (count == 1 && csv)
-        printf("m,k,n,kernel,reps,median_seconds,gops,check\n");
+        printf("m,k,n,kernel,threads,reps,median_seconds,gops,check\n");
     else if (count == 1)
         printf("%-*s %-*s %6s %12s %9s  %s\n", SHAPE_WIDTH, "shape MxKxN",
                bench_kernel_name_width(), "kernel", "reps", "median us", "GOPS", "check");
     else if (csv)
-        printf("m,k,n,kernel_a,kernel_b,reps,median_seconds_a,gops_a,"
+        printf("m,k,n,kernel_a,kernel_b,threads_a,threads_b,reps,median_seconds_a,gops_a,"
                "median_seconds_b,gops_b,ratio_b_over_a,check_a,check_b\n");
     else
-        printf("A = %s\nB = %s\n%-*s %6s %12s %9s %12s %9s %7s  %-7s %s\n", who[0].name,
-               who[1].name, SHAPE_WIDTH, "shape MxKxN", "reps", "A median us", "A GOPS",
+        printf("A = %s on %s\nB = %s on %s\n%-*s %6s %12s %9s %12s %9s %7s  %-7s %s\n",
+               who[0].name, ta, who[1].name, tb, SHAPE_WIDTH, "shape MxKxN", "reps", "A median us", "A GOPS",
                "B median us", "B GOPS", "B/A", "check A", "check B");
     /* Out before any complaint on stderr, even when stdout is a pipe. */
     fflush(stdout);
@@ -40,7 +59,8 @@ static void print_single(int csv, bench_shape s, const bench_contender *who,
 {
     const bench_outcome *o = &r->per[0];
     if (csv) {
-        printf("%zu,%zu,%zu,%s,%zu,%.9g,%.4f,%s\n", s.m, s.k, s.n, who->name, r->reps,
+        printf("%zu,%zu,%zu,%s,%zu,%zu,%.9g,%.4f,%s\n", s.m, s.k, s.n, who->name,
+               threads_of(who), r->reps,
                o->median_seconds, gops(s, o->median_seconds), verdict(o));
         return;
     }
@@ -58,8 +78,8 @@ static void print_comparison(int csv, bench_shape s, const bench_contender *who,
     /* Speed of B relative to A: above 1 when B is faster. */
     double ratio = x->median_seconds / y->median_seconds;
     if (csv) {
-        printf("%zu,%zu,%zu,%s,%s,%zu,%.9g,%.4f,%.9g,%.4f,%.4f,%s,%s\n", s.m, s.k, s.n,
-               who[0].name, who[1].name, r->reps, x->median_seconds,
+        printf("%zu,%zu,%zu,%s,%s,%zu,%zu,%zu,%.9g,%.4f,%.9g,%.4f,%.4f,%s,%s\n", s.m, s.k,
+               s.n, who[0].name, who[1].name, threads_of(&who[0]), threads_of(&who[1]), r->reps, x->median_seconds,
                gops(s, x->median_seconds), y->median_seconds, gops(s, y->median_seconds),
                ratio, verdict(x), verdict(y));
         return;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dispatch/plan.h"
+#include "compute/gemm.h"
 #include "rng.h"
 #include "timing.h"
 
@@ -23,6 +23,7 @@ int bench_outcome_passed(const bench_outcome *o)
 static qmm_status multiply(const bench_contender *who, bench_shape s, const int8_t *a,
                            const int8_t *b, int32_t *c)
 {
+    qmm_set_num_threads(who->threads);
     if (who->forced == NULL)
         return qmm_i8_i32(s.m, s.n, s.k, a, s.k, b, s.n, c, s.n);
     return qmm_product(who->forced, s.m, s.n, s.k, a, (ptrdiff_t)s.k, 1, b, (ptrdiff_t)s.n, 1,

@@ -21,13 +21,15 @@
 #define BENCH_MIN_REPS 5
 #define BENCH_MAX_REPS 1000
 
-/* At most two: a kernel and the one it is compared with (--vs). */
+/* At most two: a kernel and the one it is compared with (--vs), or one
+ * kernel on two thread counts (--threads N,M). */
 #define BENCH_MAX_CONTENDERS 2
 
 /* What computes the product. */
 typedef struct bench_contender {
     const char *name;           /* the kernel, as the report shows it */
     const qmm_kernel *forced;   /* NULL: the public qmm_i8_i32 chooses, packing included */
+    size_t threads;             /* qmm_set_num_threads before each call; 0: qmm's default */
 } bench_contender;
 
 typedef struct bench_outcome {

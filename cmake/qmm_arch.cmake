@@ -1,5 +1,5 @@
 # Which CPU detection and which kernel directory this target architecture uses.
-#   QMM_CPU_DETECT_SOURCE  dispatch/ file that implements qmm_cpu_detect_hardware()
+#   QMM_CPU_DETECT_SOURCE  platform/ file that implements qmm_cpu_detect_hardware()
 #   QMM_ISA_DIR            the architecture's kernels/<dir>, test/<dir> and
 #                          cmake/kernels_<dir>.cmake (empty: portable kernels only)
 string(TOLOWER "${CMAKE_SYSTEM_PROCESSOR}" _qmm_proc)

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cpu.h"
-#include "log.h"
+#include "../platform/cpu.h"
+#include "../platform/log.h"
 #include "registry.h"
 #include "select.h"
 
@@ -26,7 +26,7 @@ qmm_status qmm_kernel_by_name(const char *name, const qmm_kernel **out)
 
 /* Under QMM_VERBOSE: every candidate for the shape, why each one was
  * filtered or lost, and the kernel chosen. */
-static void log_choice(size_t m, size_t n, const qmm_kernel *chosen)
+static void log_choice(size_t m, size_t n, int one_shot, const qmm_kernel *chosen)
 {
     if (!qmm_verbose())
         return;
@@ -37,7 +37,9 @@ static void log_choice(size_t m, size_t n, const qmm_kernel *chosen)
         snprintf(nbuf, sizeof nbuf, "symbolic");
     else
         snprintf(nbuf, sizeof nbuf, "%zu", n);
-    qmm_log("select for m=%zu n=%s (%s role):", m, nbuf, n == 1 ? "GEMV" : "matrix");
+    const int transposed = chosen != NULL && qmm_select_transposes(chosen, m, n, one_shot);
+    qmm_log("select for m=%zu n=%s (%s role%s):", m, nbuf, n == 1 || transposed ? "GEMV" : "matrix",
+            transposed ? ", on the transpose" : "");
     for (size_t i = 0; i < qmm_registry_count(); i++) {
         const qmm_kernel *k = qmm_registry_at(i);
         char why[160], needs[64];
@@ -48,7 +50,7 @@ static void log_choice(size_t m, size_t n, const qmm_kernel *chosen)
         else if (k == chosen)
             snprintf(why, sizeof why, "CHOSEN");
         else
-            snprintf(why, sizeof why, "lost on %s", qmm_select_why(chosen, k, m, n));
+            snprintf(why, sizeof why, "lost on %s", qmm_select_why(chosen, k, m, n, one_shot));
         qmm_log("  %-34s %-14s %3ux%-3u rank %-3u %s", k->name, k->isa, k->mr, k->nr, k->rank,
                 why);
     }
@@ -67,13 +69,13 @@ static void read_forced_name(void)
         snprintf(forced_name, sizeof forced_name, "%s", v);
 }
 
-qmm_status qmm_choose_kernel(size_t m, size_t n, const qmm_kernel **out)
+static qmm_status choose(size_t m, size_t n, int one_shot, const qmm_kernel **out)
 {
     pthread_once(&forced_once, read_forced_name);
     if (forced_name[0] != '\0')
         return qmm_kernel_by_name(forced_name, out);
-    const qmm_kernel *k = qmm_select(qmm_registry_all(), qmm_registry_count(), m, n);
-    log_choice(m, n, k);
+    const qmm_kernel *k = qmm_select(qmm_registry_all(), qmm_registry_count(), m, n, one_shot);
+    log_choice(m, n, one_shot, k);
     if (k == NULL) {
         /* Only a build without the portable kernels could get here. */
         qmm_log("no kernel in this build is supported on this CPU");
@@ -83,19 +85,14 @@ qmm_status qmm_choose_kernel(size_t m, size_t n, const qmm_kernel **out)
     return QMM_OK;
 }
 
-int qmm_runs_transposed(size_t m, size_t n)
+qmm_status qmm_choose_kernel(size_t m, size_t n, const qmm_kernel **out)
 {
-    /* Measured on Zen5, one-shot 1x2048x1024: the AVX-512 VNNI 12x32 kernel on
-     * its one row 93 us, the AVX2 6x16 166 us, the transpose on the VNNI GEMV
-     * 420 us (packing B^T into K-inner lines). */
-    const qmm_kernel *k;
-    if (m != 1 || n <= 1)
-        return 0;
-    return qmm_choose_kernel(m, n, &k) != QMM_OK || k->run_rows == NULL;
+    return choose(m, n, 0, out);
 }
 
-qmm_status qmm_choose_for_call(size_t m, size_t n, const qmm_kernel **out)
+qmm_status qmm_choose_for_call(size_t m, size_t n, const qmm_kernel **out, int *transposed)
 {
-    return qmm_runs_transposed(m, n) ? qmm_choose_kernel(n, m, out)
-                                     : qmm_choose_kernel(m, n, out);
+    qmm_status st = choose(m, n, 1, out);
+    *transposed = st == QMM_OK && qmm_select_transposes(*out, m, n, 1);
+    return st;
 }

@@ -11,7 +11,7 @@
  *          matrix kernels and on plan runs (A packed once) for GEMV kernels,
  *          whose A is a layer's weights
  * formats  entries of the packing format table (pack/pack.h)
- * features what is_supported_here() requires (dispatch/cpu.h), 0 for none
+ * features what is_supported_here() requires (platform/cpu.h), 0 for none
  * rows     ROWS when the code also defines qmm_<name>_run_rows, the optional
  *          partial-rows microkernel (a qmm_ukernel_rows_fn), FULL when not
  *

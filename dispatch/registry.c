@@ -3,7 +3,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "cpu.h"
+#include "../platform/cpu.h"
 #include "qmm/qmm.h"
 
 /* Each line of the list becomes the kernel's code declarations, its

@@ -4,7 +4,17 @@
 
 typedef struct shape {
     size_t m, n;
+    int transposable;  /* a one-shot single-row product: a GEMV kernel may run its transpose */
 } shape;
+
+/* The shape kernel k computes: the transpose (n x 1) when it is a GEMV
+ * kernel serving a transposable single-row product. */
+static shape as_run(const qmm_kernel *k, shape s)
+{
+    if (s.transposable && k->nr == 1)
+        return (shape){s.n, s.m, 0};
+    return s;
+}
 
 /* Each criterion: > 0 when x is better than y for the shape, < 0 when worse. */
 typedef int criterion(const qmm_kernel *x, const qmm_kernel *y, shape s);
@@ -14,8 +24,20 @@ static int prefer(int x_good, int y_good)
     return (x_good != 0) - (y_good != 0);
 }
 
+/* For a transposable single-row product: a matrix kernel with partial rows
+ * computes just the row; else a GEMV kernel its transpose; last, a matrix
+ * kernel whose tile is mostly padding. */
+static int single_row_class(const qmm_kernel *k)
+{
+    return k->nr == 1 ? 1 : k->run_rows != NULL ? 2 : 0;
+}
+
 static int by_role(const qmm_kernel *x, const qmm_kernel *y, shape s)
 {
+    if (s.transposable) {
+        int cx = single_row_class(x), cy = single_row_class(y);
+        return (cx > cy) - (cx < cy);
+    }
     int want_gemv = s.n == 1;
     return prefer((x->nr == 1) == want_gemv, (y->nr == 1) == want_gemv);
 }
@@ -42,7 +64,7 @@ static double expected_speed(const qmm_kernel *k, shape s)
 
 static int by_expected_speed(const qmm_kernel *x, const qmm_kernel *y, shape s)
 {
-    double vx = expected_speed(x, s), vy = expected_speed(y, s);
+    double vx = expected_speed(x, as_run(x, s)), vy = expected_speed(y, as_run(y, s));
     return (vx > vy) - (vx < vy);
 }
 
@@ -93,18 +115,28 @@ static int better(const qmm_kernel *x, const qmm_kernel *y, shape s)
     return deciding(x, y, s, &d) < CRITERIA && d > 0;
 }
 
+static shape make_shape(size_t m, size_t n, int one_shot)
+{
+    return (shape){m, n, one_shot && m == 1 && n > 1 && n != QMM_N_SYMBOLIC};
+}
+
 const char *qmm_select_why(const qmm_kernel *winner, const qmm_kernel *loser, size_t m,
-                           size_t n)
+                           size_t n, int one_shot)
 {
     int d;
-    size_t i = deciding(winner, loser, (shape){m, n}, &d);
+    size_t i = deciding(winner, loser, make_shape(m, n, one_shot), &d);
     return i < CRITERIA ? criteria[i].name : "identical";
 }
 
-const qmm_kernel *qmm_select(const qmm_kernel *const *cands, size_t count, size_t m,
-                             size_t n)
+int qmm_select_transposes(const qmm_kernel *k, size_t m, size_t n, int one_shot)
 {
-    shape s = {m, n};
+    return make_shape(m, n, one_shot).transposable && k->nr == 1;
+}
+
+const qmm_kernel *qmm_select(const qmm_kernel *const *cands, size_t count, size_t m,
+                             size_t n, int one_shot)
+{
+    shape s = make_shape(m, n, one_shot);
     const qmm_kernel *best = NULL;
     for (size_t i = 0; i < count; i++) {
         const qmm_kernel *k = cands[i];

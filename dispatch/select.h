@@ -8,8 +8,13 @@
  *
  *  1. role: for n == 1 a GEMV kernel (nr == 1) beats a matrix kernel; for
  *     n > 1, or n symbolic (QMM_N_SYMBOLIC), a matrix kernel (nr > 1)
- *     beats every GEMV kernel whatever its rank or tile;
- *  2. expected speed on this shape: rank times the useful fraction of
+ *     beats every GEMV kernel whatever its rank or tile. A one-shot
+ *     single-row product (m == 1 < n) may also run as its transpose, C^T =
+ *     B^T.A^T, an n x 1 product: there a matrix kernel with partial rows
+ *     (which computes just the row, on B packed the way it reads it) beats a
+ *     GEMV kernel on the transpose, which beats a matrix kernel without
+ *     partial rows (a tile mostly padding); same sums, same bits;
+ *  2. expected speed on the shape it computes: rank times the useful fraction of
  *     the tiles covering m x n (for symbolic n, m only), higher first: a
  *     kernel whose tiles are mostly padding loses to a better-fitting one
  *     unless its rank makes up for the waste;
@@ -26,13 +31,17 @@
 #include "../kernels/kernel.h"
 #include "qmm/qmm.h"
 
-/* The best supported candidate for the shape, or NULL if none is supported. */
+/* The best supported candidate for the shape, or NULL if none is supported.
+ * one_shot: the product may run transposed (criterion 1). */
 const qmm_kernel *qmm_select(const qmm_kernel *const *cands, size_t count, size_t m,
-                             size_t n);
+                             size_t n, int one_shot);
+
+/* Whether k, chosen for the shape, runs it as its transpose. */
+int qmm_select_transposes(const qmm_kernel *k, size_t m, size_t n, int one_shot);
 
 /* Name of the first criterion that separates winner from loser ("role",
  * "expected speed", "rank", "tile area", "name"): why the selector preferred winner. */
 const char *qmm_select_why(const qmm_kernel *winner, const qmm_kernel *loser, size_t m,
-                           size_t n);
+                           size_t n, int one_shot);
 
 #endif

@@ -9,7 +9,7 @@
  * Packed panels are zero-padded, so the kernel never handles partial tiles:
  * the driver hands it a scratch tile at the edges of C.
  * A panels of a K-inner int8 format without padding may be the caller's own
- * rows, read in place at any alignment (qmm_a_in_place, dispatch/driver.h):
+ * rows, read in place at any alignment (qmm_a_in_place, compute/loops.h):
  * such a kernel must not assume its A panel aligned.
  *
  * Optional partial rows (run_rows, a qmm_ukernel_rows_fn): the same panels and
@@ -47,7 +47,7 @@ typedef struct qmm_kernel {
     unsigned rank;           /* expected speed among kernels of the same role; higher is faster */
     const qmm_pack_format *a_format;
     const qmm_pack_format *b_format;
-    unsigned features;       /* CPU features it needs (dispatch/cpu.h) */
+    unsigned features;       /* CPU features it needs (platform/cpu.h) */
     int (*is_supported_here)(void);
     qmm_ukernel_fn *run;
     qmm_ukernel_rows_fn *run_rows; /* partial rows, 1 <= rows < mr; NULL when it has none */

@@ -1,13 +1,13 @@
 #include "bulk.h"
 
-#include "../dispatch/cpu.h"
+#include "../platform/cpu.h"
 
 typedef struct bulk_packer {
     enum qmm_pack_id format;  /* interleaved: qmm_pack_bulk finishes the depths left as a sub-panel */
     unsigned r;               /* lines per panel */
     unsigned adjacent_lines;  /* 1: source lines adjacent (line stride 1); 0: depths */
     unsigned depth_step;
-    unsigned features;        /* CPU features it needs (dispatch/cpu.h) */
+    unsigned features;        /* CPU features it needs (platform/cpu.h) */
     qmm_pack_bulk_fn *pack;
 } bulk_packer;
 

@@ -41,13 +41,18 @@ typedef void qmm_pack_fn(unsigned r, size_t kp, const int8_t *src,
                          ptrdiff_t line_stride, ptrdiff_t depth_stride,
                          unsigned lines, size_t k, void *dst);
 
+/* The largest panel alignment any format may declare: the driver's
+ * workspaces are aligned for it. */
+#define QMM_PACK_MAX_ALIGN 64
+
 typedef struct qmm_pack_format {
     const char *name;
     unsigned kr;          /* interleaved: depths stored together per line;
                              both layouts: kp is a multiple of kr */
     unsigned elem_bytes;  /* 1: int8 as is; 2: sign-extended to int16 */
     unsigned align;       /* byte alignment of each panel packed; a power of two
-                             (a panel read in place, dispatch/driver.h, has none) */
+                             at most QMM_PACK_MAX_ALIGN
+                             (a panel read in place, compute/loops.h, has none) */
     qmm_pack_fn *pack;    /* writes one panel in this format */
     unsigned k_inner;     /* 0: interleaved layout; 1: K-inner layout (see above) */
     unsigned line_sums;   /* 1: r int32 line sums follow the elements (see above) */

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dispatch/cpu.h"
+#include "platform/cpu.h"
 #include "dispatch/registry.h"
 #include "support/testlib.h"
 

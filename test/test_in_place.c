@@ -1,5 +1,5 @@
 /*
- * A read in place by the driver (qmm_a_in_place, dispatch/driver.h): which
+ * A read in place by the driver (qmm_a_in_place, compute/loops.h): which
  * sources qualify, and that every kernel supported here computes the exact
  * product from sources that do and sources that nearly do. A ends right
  * before a page that faults on access, so that reading rows past A (a partial
@@ -12,8 +12,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "dispatch/driver.h"
-#include "dispatch/plan.h"
+#include "compute/loops.h"
+#include "compute/gemm.h"
+#include "compute/plan.h"
 #include "dispatch/registry.h"
 #include "support/testlib.h"
 

@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dispatch/driver.h"
-#include "dispatch/plan.h"
+#include "compute/loops.h"
+#include "compute/gemm.h"
+#include "compute/plan.h"
 #include "dispatch/registry.h"
 #include "support/exact_suite.h"
 #include "support/kernel_tile.h"

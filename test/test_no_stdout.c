@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dispatch/cpu.h"
+#include "platform/cpu.h"
 #include "support/testlib.h"
 
 int main(void)

@@ -76,15 +76,18 @@ static void single_row(void)
     const qmm_kernel *k, *matrix;
     CHECK(qmm_choose_kernel(1, 384, &matrix) == QMM_OK && matrix->nr > 1,
           "no matrix kernel for 1 x 384");
-    const int transposed = matrix->run_rows == NULL;
-    CHECK(qmm_runs_transposed(1, 384) == transposed && !qmm_runs_transposed(1, 1) &&
-              !qmm_runs_transposed(2, 384),
-          "single-row rule");
-    CHECK(qmm_choose_for_call(1, 384, &k) == QMM_OK && (transposed ? k->nr == 1 : k == matrix),
-          "1 x 384 product runs %s, %s", k->name,
-          transposed ? "expected a GEMV kernel" : "expected the matrix kernel");
+    const int expect_transposed = matrix->run_rows == NULL;
+    int transposed = -1;
+    CHECK(qmm_choose_for_call(1, 384, &k, &transposed) == QMM_OK &&
+              transposed == expect_transposed &&
+              (transposed ? k->nr == 1 : k == matrix),
+          "1 x 384 product runs %s%s, %s", k->name, transposed ? " transposed" : "",
+          expect_transposed ? "expected a GEMV kernel on the transpose" : "expected the matrix kernel");
     printf("1 x 384 -> %s%s\n", k->name, transposed ? " (transposed)" : "");
-    CHECK(qmm_choose_for_call(384, 384, &k) == QMM_OK && k->nr > 1,
+    CHECK(qmm_choose_for_call(1, 1, &k, &transposed) == QMM_OK && !transposed &&
+              qmm_choose_for_call(2, 384, &k, &transposed) == QMM_OK && !transposed,
+          "only a single-row product with n > 1 runs transposed");
+    CHECK(qmm_choose_for_call(384, 384, &k, &transposed) == QMM_OK && k->nr > 1 && !transposed,
           "384 x 384 product does not run on a matrix kernel");
     checks++;
 }

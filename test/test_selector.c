@@ -55,7 +55,7 @@ static void each_order(const qmm_kernel **t, size_t count, size_t len,
 
 static void expect(const qmm_kernel **t, size_t count, size_t m, size_t n, const char *want)
 {
-    const qmm_kernel *got = qmm_select(t, count, m, n);
+    const qmm_kernel *got = qmm_select(t, count, m, n, 0);
     const char *name = got ? got->name : "(none)";
     char order[256] = "";
     for (size_t i = 0; i < count; i++) {
@@ -92,7 +92,7 @@ static void unsupported_never(const qmm_kernel **t, size_t count)
 {
     static const size_t ns[] = {1, 2, 8, 16, 1000, QMM_N_SYMBOLIC};
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
-        const qmm_kernel *got = qmm_select(t, count, 256, ns[i]);
+        const qmm_kernel *got = qmm_select(t, count, 256, ns[i], 0);
         CHECK(got != NULL && got->is_supported_here(), "n=%zu: chose %s", ns[i],
               got ? got->name : "(none)");
         checks++;
@@ -151,7 +151,7 @@ int main(void)
     const qmm_kernel *t8[] = {&fast8_rows, &small4, &gemv64};
     each_order(t8, 3, 3, partial_rows_pay_no_padding);
     const qmm_kernel *t6[] = {&best_unsupported, &gemv_unsupported};
-    CHECK(qmm_select(t6, 2, 8, 8) == NULL, "a table with nothing supported chose a kernel");
+    CHECK(qmm_select(t6, 2, 8, 8, 0) == NULL, "a table with nothing supported chose a kernel");
     checks++;
     return test_finish("test_selector", checks);
 }

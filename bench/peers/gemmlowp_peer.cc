@@ -18,6 +18,10 @@ gemmlowp::GemmContext *context() {
 }
 }  // namespace
 
+// gemmlowp starts its worker threads (at most n - 1, the calling thread being
+// the n-th) at the first product that it splits.
+extern "C" void peer_gemmlowp_set_num_threads(int n) { context()->set_max_num_threads(n); }
+
 // C = (A + a_offset)(B + b_offset), uint8 operands, exact int32 result, all
 // row-major; no output stage beyond the int32 accumulators.
 extern "C" void peer_gemmlowp_u8_i32(int m, int n, int k, const uint8_t *a, int a_offset,

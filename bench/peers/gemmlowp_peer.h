@@ -8,8 +8,11 @@
 extern "C" {
 #endif
 
+/* The most threads the calls below use (1 until this is called). */
+void peer_gemmlowp_set_num_threads(int n);
+
 /* C = (A + a_offset)(B + b_offset), uint8 m x k and k x n, int32 m x n, row-major,
- * exact; one thread. */
+ * exact; on up to the threads set above. */
 void peer_gemmlowp_u8_i32(int m, int n, int k, const uint8_t *a, int a_offset,
                           const uint8_t *b, int b_offset, int32_t *c);
 

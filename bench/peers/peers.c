@@ -1,6 +1,7 @@
 /*
  * qmm-bench-peers: qmm against oneDNN, XNNPACK, gemmlowp and OpenBLAS on the
- * same operands and shapes, in one process, single-threaded.
+ * same operands and shapes, in one process, every library on the same number
+ * of threads (--threads N, 1 by default).
  *
  * For each shape C[m×n] = A[m×k]·B[k×n] (random full-range int8, with the
  * extreme product -128·-128 in C(0,0)), every contender is prepared outside
@@ -28,19 +29,24 @@
  *   gemmlowp        uint8 A+128 and B+128 with offsets -128 on both, int32 out
  *   OpenBLAS sgemm  cblas_sgemm on the operands as float: the float baseline
  *
- * Every library runs on one thread: the process re-executes itself with
- * OMP_NUM_THREADS=1 and OPENBLAS_NUM_THREADS=1 (oneDNN uses OpenMP, whose
- * runtime reads them when it loads), OpenBLAS is also told so directly,
- * XNNPACK gets no thread pool and gemmlowp a context of one thread.
+ * --threads N (1 to 1024, default 1) gives every library the same N threads:
+ * the process re-executes itself with OMP_NUM_THREADS=N and
+ * OPENBLAS_NUM_THREADS=N (oneDNN uses OpenMP, whose runtime reads them when it
+ * loads), then qmm gets qmm_set_num_threads(N) (its threads are OpenMP's too
+ * by default), OpenBLAS openblas_set_num_threads(N), XNNPACK a pthreadpool of
+ * N threads (none for N = 1: it then runs on the calling thread) and gemmlowp
+ * a context of at most N threads. Each library still decides how many of them
+ * a small product is worth.
  *
  * --avx2 limits qmm and oneDNN to AVX2 (QMM_DISABLE=avx512vnni and
  * dnnl_set_max_cpu_isa): the comparison of an AVX2-only CPU, run on a newer one.
  * XNNPACK, gemmlowp and OpenBLAS have no such switch and keep their best code.
  *
- *   qmm-bench-peers [--shape MxKxN]... [--reps N] [--avx2]
+ *   qmm-bench-peers [--shape MxKxN]... [--reps N] [--threads N] [--avx2]
  */
 #include <dnnl.h>
 #include <math.h>
+#include <pthreadpool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +82,10 @@ static const shape default_shapes[] = {
     {384, 1536, 128, "MiniLM weights as A (out x in x tokens)"},
     {1024, 1024, 1, "GEMV"},
 };
+
+/* XNNPACK's thread pool: NULL for one thread (XNNPACK then runs on the
+ * calling thread), else pthreadpool_create(threads) in main. */
+static pthreadpool_t xnn_pool;
 
 /* ---- operands ----------------------------------------------------------- */
 
@@ -304,9 +314,9 @@ static int xnn_run(contender *w, const operands *o)
 {
     (void)o;
     xnn_state *x = w->state;
-    return xnn_setup_fully_connected_nc_qs8(x->op, x->batch, x->input, w->c8, NULL) ==
+    return xnn_setup_fully_connected_nc_qs8(x->op, x->batch, x->input, w->c8, xnn_pool) ==
                xnn_status_success &&
-           xnn_run_operator(x->op, NULL) == xnn_status_success;
+           xnn_run_operator(x->op, xnn_pool) == xnn_status_success;
 }
 static double requantized(contender *w, const operands *o)
 {
@@ -442,23 +452,58 @@ static int bench_shape(shape s, size_t fixed_reps)
 }
 
 /* The peers read their thread counts from the environment when they load:
- * set them and start again. */
-static void single_threaded(char **argv)
+ * set them and start again, with the same arguments (--threads included). The
+ * second start finds both variables already equal to `threads` and goes on,
+ * so this happens once. */
+static void set_peer_threads(char **argv, size_t threads)
 {
+    char n[24];
+    snprintf(n, sizeof n, "%zu", threads);
     const char *omp = getenv("OMP_NUM_THREADS"), *ob = getenv("OPENBLAS_NUM_THREADS");
-    if (omp != NULL && strcmp(omp, "1") == 0 && ob != NULL && strcmp(ob, "1") == 0)
+    if (omp != NULL && strcmp(omp, n) == 0 && ob != NULL && strcmp(ob, n) == 0)
         return;
-    setenv("OMP_NUM_THREADS", "1", 1);
-    setenv("OPENBLAS_NUM_THREADS", "1", 1);
+    if (setenv("OMP_NUM_THREADS", n, 1) != 0 || setenv("OPENBLAS_NUM_THREADS", n, 1) != 0) {
+        perror("qmm-bench-peers: setenv");
+        exit(1);
+    }
     execv("/proc/self/exe", argv);
-    perror("qmm-bench-peers: re-exec with one thread");
+    fprintf(stderr, "qmm-bench-peers: re-exec with %s thread(s): ", n);
+    perror(NULL);
     exit(1);
 }
 
+static const char usage[] =
+    "usage: qmm-bench-peers [--shape MxKxN]... [--reps N] [--threads N] [--avx2]\n";
+
 int main(int argc, char **argv)
 {
-    single_threaded(argv);
-    openblas_set_num_threads(1);
+    /* --threads first: the re-exec that gives it to oneDNN and OpenBLAS comes
+     * before anything else (the rest of the arguments are read after it). */
+    size_t threads = 1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+            const char *text = argv[++i];
+            char *end = NULL;
+            unsigned long v = strtoul(text, &end, 10);
+            /* Digits only: no sign, no space, nothing after them. */
+            if (text[0] < '0' || text[0] > '9' || *end != '\0' || v < 1 ||
+                v > QMM_MAX_THREADS) {
+                fprintf(stderr, "qmm-bench-peers: bad thread count %s (1 to %d)\n", text,
+                        QMM_MAX_THREADS);
+                return 2;
+            }
+            threads = (size_t)v;
+        } else if (strcmp(argv[i], "--shape") == 0 || strcmp(argv[i], "--reps") == 0) {
+            i++;  /* their value is never taken for an option */
+        }
+    }
+    set_peer_threads(argv, threads);
+    if (qmm_set_num_threads(threads) != QMM_OK) {
+        fprintf(stderr, "qmm-bench-peers: qmm refused %zu threads\n", threads);
+        return 1;
+    }
+    openblas_set_num_threads((int)threads);
+    peer_gemmlowp_set_num_threads((int)threads);
     shape *shapes = xmalloc((size_t)argc * sizeof *shapes);
     size_t count = 0, reps = 0;
     int avx2 = 0;
@@ -473,6 +518,8 @@ int main(int argc, char **argv)
             shapes[count++] = s;
         } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
             reps = (size_t)strtoul(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+            i++;  /* read above */
         } else if (strcmp(argv[i], "--avx2") == 0) {
             /* Before the first call of either library, which read these once. */
             setenv("QMM_DISABLE", "avx512vnni", 1);
@@ -482,19 +529,29 @@ int main(int argc, char **argv)
             }
             avx2 = 1;
         } else {
-            fprintf(stderr, "usage: qmm-bench-peers [--shape MxKxN]... [--reps N] [--avx2]\n");
-            return strcmp(argv[i], "--help") == 0 ? 0 : 2;
+            int help = strcmp(argv[i], "--help") == 0;
+            fputs(usage, help ? stdout : stderr);
+            return help ? 0 : 2;
         }
     }
     const shape *list = count ? shapes : default_shapes;
     if (count == 0)
         count = sizeof default_shapes / sizeof default_shapes[0];
-    printf("qmm-bench-peers: single thread; qmm speedup = peer median / qmm median "
-           "(qmm one-shot, packing included)%s\n",
-           avx2 ? "; qmm and oneDNN limited to AVX2" : "");
+    if (threads > 1) {
+        xnn_pool = pthreadpool_create(threads);
+        if (xnn_pool == NULL) {
+            fprintf(stderr, "qmm-bench-peers: no pthreadpool of %zu threads\n", threads);
+            return 1;
+        }
+    }
+    printf("qmm-bench-peers: threads: %zu (every library); qmm speedup = peer median / "
+           "qmm median (qmm one-shot, packing included)%s\n",
+           threads, avx2 ? "; qmm and oneDNN limited to AVX2" : "");
     int ok = 1;
     for (size_t i = 0; i < count; i++)
         ok &= bench_shape(list[i], reps);
+    if (xnn_pool != NULL)
+        pthreadpool_destroy(xnn_pool);
     free(shapes);
     return ok ? 0 : 1;
 }

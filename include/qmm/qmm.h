@@ -121,6 +121,53 @@ QMM_API qmm_status qmm_plan_run(const qmm_plan *plan, size_t n, const int8_t *b,
 /* Frees the plan and its packed A; NULL is allowed. */
 QMM_API void qmm_plan_destroy(qmm_plan *plan);
 
+/*
+ * Threads.
+ *
+ * A product large enough to gain from it is split into tasks over blocks of
+ * C (or, for a thin and very deep product, over ranges of depth) that run on
+ * several threads; smaller ones run on the calling thread alone. The result is
+ * the same bits for every thread count. qmm_plan_pack_a and qmm_plan_run are
+ * threaded the same way.
+ *
+ * The thread count is what qmm_set_num_threads() last set; before any such
+ * call, or after qmm_set_num_threads(0), it is the environment variable
+ * QMM_NUM_THREADS (a whole number from 1 to QMM_MAX_THREADS; anything else is
+ * ignored, with a message under QMM_VERBOSE=1) when set, else the number of
+ * CPUs this process may run on (its affinity mask), both read at the first
+ * call that needs them. More threads than CPUs is allowed.
+ *
+ * The default back end is OpenMP. A call made inside an OpenMP parallel
+ * region runs on its calling thread alone, and calls made from many threads at
+ * once share the thread count among them rather than each taking it all.
+ */
+#define QMM_MAX_THREADS 1024
+
+/* Sets the thread count for the calls that follow, from any thread; 0 restores
+ * the default above. QMM_ERR_INVALID_ARG above QMM_MAX_THREADS. */
+QMM_API qmm_status qmm_set_num_threads(size_t n);
+
+/* The thread count in effect (>= 1). */
+QMM_API size_t qmm_get_num_threads(void);
+
+/* A task: qmm's work number `task` of a parallel-for, with its context. */
+typedef void qmm_task_fn(void *context, size_t task);
+
+/* An engine's parallel-for: runs task(context, t) for every t in [0, tasks),
+ * on as many threads as it likes (the calling thread included), and returns
+ * when all have finished. Its shape is XNNPACK's pthreadpool_parallelize_1d's,
+ * so that a pthreadpool, a TBB arena or an engine's own pool can serve it;
+ * pool is the pointer given to qmm_set_parallel_for. */
+typedef void qmm_parallel_for_fn(void *pool, size_t tasks, qmm_task_fn *task, void *context);
+
+/* Runs qmm's tasks through the engine's parallel_for from now on (NULL
+ * restores OpenMP). qmm asks for at most qmm_get_num_threads() tasks per call
+ * and calls parallel_for only from the thread that called qmm, never from one
+ * of its tasks, so set the thread count to the pool's size. A pool that cannot
+ * take work from inside its own tasks must not be handed qmm calls made from
+ * its tasks. Tasks never fail and never block on each other. */
+QMM_API void qmm_set_parallel_for(qmm_parallel_for_fn *parallel_for, void *pool);
+
 /* Every kernel compiled into this build, supported here or not. */
 typedef struct qmm_kernel_info {
     const char *name;       /* unique, e.g. "generic_mmm_i8i32_3x4" */

@@ -5,7 +5,7 @@
  * quad of depths, the 4 bytes of column 0, then column 1, ...; the panel ends
  * with the 32 column sums, pack/pack.h). A K-inner A panel is the layout of a
  * row-major A with lda == k: a one-shot product reads such an A in place
- * (dispatch/driver.h), at any alignment; A is read by 4-byte broadcasts.
+ * (compute/loops.h), at any alignment; A is read by 4-byte broadcasts.
  *
  * The loop, per quad of depths: two 64-byte loads of B (columns 0-15 and
  * 16-31, each 32-bit lane one column's four depths); for each of the 12 rows

@@ -6,7 +6,7 @@
  * With n == 1 every byte of A is used once, so the cost is reading A: A stays
  * int8, and because its panel is the K-inner layout of a row-major A, a
  * one-shot product may hand the kernel A's own rows, at any alignment
- * (dispatch/driver.h). A zmm load that is not 64-byte aligned reads two cache
+ * (compute/loops.h). A zmm load that is not 64-byte aligned reads two cache
  * lines (a malloc'ed A starts 16 bytes past one: 1024x1024x1 one-shot took
  * 22.5 us with such loads on Zen5, 16 us with aligned ones), so A is
  * read in aligned chunks from the line holding the panel's start, s bytes

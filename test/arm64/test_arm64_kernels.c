@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "dispatch/driver.h"
+#include "compute/loops.h"
 #include "dispatch/registry.h"
 #include "support/kernel_tile.h"
 #include "support/testlib.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 
-#include "dispatch/driver.h"
+#include "compute/loops.h"
 #include "dispatch/registry.h"
 #include "support/testlib.h"
 

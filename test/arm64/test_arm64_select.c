@@ -130,7 +130,9 @@ static void selection(int dotprod_usable)
 
     /* The one-shot orientation rule and a symbolic plan: both roles. */
     const qmm_kernel *k = NULL;
-    CHECK(qmm_choose_for_call(1, 384, &k) == QMM_OK && strcmp(k->name, GEMV) == 0,
+    int transposed = 0;
+    CHECK(qmm_choose_for_call(1, 384, &k, &transposed) == QMM_OK && transposed &&
+              strcmp(k->name, GEMV) == 0,
           "1 x 384 product: %s, expected " GEMV " (transposed)", k ? k->name : "none");
     qmm_plan *plan = NULL;
     CHECK(qmm_plan_create(&plan, 256, QMM_N_SYMBOLIC, 300) == QMM_OK, "symbolic plan");

@@ -27,9 +27,10 @@
 #include <string.h>
 
 #include "dispatch/choose.h"
-#include "dispatch/cpu.h"
-#include "dispatch/driver.h"
-#include "dispatch/plan.h"
+#include "platform/cpu.h"
+#include "compute/loops.h"
+#include "compute/gemm.h"
+#include "compute/plan.h"
 #include "dispatch/registry.h"
 #include "support/kernel_tile.h"
 #include "support/testlib.h"
@@ -89,7 +90,8 @@ static void expect_selection(int top)
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         const qmm_kernel *k = NULL;
         size_t m = shapes[s][0], n = shapes[s][1];
-        CHECK(qmm_choose_for_call(m, n, &k) == QMM_OK && k != NULL, "no kernel for m=%zu n=%zu",
+        int transposed;
+        CHECK(qmm_choose_for_call(m, n, &k, &transposed) == QMM_OK && k != NULL, "no kernel for m=%zu n=%zu",
               m, n);
         int want = m == 1 || n == 1 ? gemv_tier : matrix_tier;
         if (k != NULL)

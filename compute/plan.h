@@ -12,13 +12,14 @@
 #include <stdint.h>
 
 #include "../kernels/kernel.h"
+#include "blocking.h"
 #include "qmm/qmm.h"
 
 enum qmm_role { QMM_ROLE_MATRIX, QMM_ROLE_GEMV, QMM_ROLE_COUNT };
 
 typedef struct qmm_plan_role {
     const qmm_kernel *kernel;  /* NULL when the plan has no such role */
-    size_t kp;                 /* padded depth for this kernel */
+    qmm_blocking blk;          /* its depth blocking (compute/packed_a.h) */
     size_t packed_bytes;       /* of A in its packing; 0 when m or k is 0 */
     void *packed_a;            /* owned, unless the same pointer as an earlier role's */
 } qmm_plan_role;
@@ -28,13 +29,6 @@ struct qmm_plan {
     qmm_plan_role roles[QMM_ROLE_COUNT];
     int packed;
 };
-
-/* A one-shot product through a plan on the stack: kernel forced, or chosen
- * like qmm_i8_i32 when forced is NULL. Checks every argument. */
-qmm_status qmm_product(const qmm_kernel *forced, size_t m, size_t n, size_t k,
-                       const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa,
-                       const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
-                       int32_t *c, ptrdiff_t rsc, ptrdiff_t csc);
 
 /* The kernel a run with this n uses; NULL if the plan cannot run n. */
 const qmm_kernel *qmm_plan_kernel(const qmm_plan *plan, size_t n);

@@ -25,7 +25,7 @@ extern const qmm_cpu_feature_name qmm_cpu_feature_names[];
 extern const size_t qmm_cpu_feature_name_count;
 
 /* Features this CPU has, before any override: one per architecture
- * (dispatch/cpu_<arch>.c). */
+ * (platform/cpu_<arch>.c). */
 unsigned qmm_cpu_detect_hardware(void);
 
 /* Nonzero when every feature in mask is present and not disabled. */

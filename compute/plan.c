@@ -2,11 +2,11 @@
 
 #include <stdlib.h>
 
+#include "../dispatch/choose.h"
+#include "../platform/log.h"
 #include "args.h"
-#include "choose.h"
-#include "driver.h"
-#include "log.h"
-#include "select.h"
+#include "job.h"
+#include "packed_a.h"
 
 /* The role a run with n columns uses. */
 static enum qmm_role role_for(size_t n)
@@ -14,9 +14,10 @@ static enum qmm_role role_for(size_t n)
     return n == 1 ? QMM_ROLE_GEMV : QMM_ROLE_MATRIX;
 }
 
-static int same_packing(const qmm_kernel *x, const qmm_kernel *y)
+static int same_packing(const qmm_plan_role *x, const qmm_plan_role *y)
 {
-    return x->a_format == y->a_format && x->mr == y->mr;
+    return x->kernel->a_format == y->kernel->a_format && x->kernel->mr == y->kernel->mr &&
+           x->blk.kc == y->blk.kc;
 }
 
 /* Kernel of one role and the sizes of its packing; fails when they overflow. */
@@ -26,10 +27,12 @@ static qmm_status fill_role(qmm_plan *p, enum qmm_role r, const qmm_kernel *kern
     role->kernel = kern;
     if (p->m == 0 || p->k == 0)
         return QMM_OK;
-    role->kp = qmm_kernel_depth(kern, p->k);
-    role->packed_bytes = role->kp == 0 ? 0 : qmm_packed_a_bytes(kern, p->m, role->kp);
-    if (role->packed_bytes == 0 ||
-        qmm_pack_panel_bytes(kern->b_format, kern->nr, role->kp) == 0) {
+    /* The depth blocking does not depend on n. */
+    qmm_status st = qmm_blocking_init(&role->blk, kern, p->m, 1, p->k);
+    if (st != QMM_OK)
+        return st;
+    role->packed_bytes = qmm_packed_a_bytes(kern, &role->blk, p->m);
+    if (role->packed_bytes == 0) {
         qmm_log("invalid argument: packing m=%zu k=%zu for %s overflows size_t", p->m, p->k,
                 kern->name);
         return QMM_ERR_INVALID_ARG;
@@ -37,8 +40,7 @@ static qmm_status fill_role(qmm_plan *p, enum qmm_role r, const qmm_kernel *kern
     return QMM_OK;
 }
 
-static qmm_status plan_init(qmm_plan *p, const qmm_kernel *forced, size_t m, size_t n,
-                            size_t k)
+static qmm_status plan_init(qmm_plan *p, size_t m, size_t n, size_t k)
 {
     *p = (qmm_plan){.m = m, .n = n, .k = k};
     if (m > PTRDIFF_MAX || k > PTRDIFF_MAX || (n > PTRDIFF_MAX && n != QMM_N_SYMBOLIC)) {
@@ -50,17 +52,14 @@ static qmm_status plan_init(qmm_plan *p, const qmm_kernel *forced, size_t m, siz
         size_t role_n = r == QMM_ROLE_GEMV ? 1 : QMM_N_SYMBOLIC;
         if (n != QMM_N_SYMBOLIC && role_for(n) != (enum qmm_role)r)
             continue;
-        const qmm_kernel *kern = forced;
-        qmm_status st = kern != NULL ? QMM_OK
-                                     : qmm_choose_kernel(m, n == QMM_N_SYMBOLIC ? role_n : n,
-                                                         &kern);
+        const qmm_kernel *kern;
+        qmm_status st = qmm_choose_kernel(m, n == QMM_N_SYMBOLIC ? role_n : n, &kern);
         if (st == QMM_OK)
             st = fill_role(p, (enum qmm_role)r, kern);
         if (st != QMM_OK)
             return st;
-        qmm_log("plan m=%zu k=%zu: %s role runs %s%s", m, k,
-                r == QMM_ROLE_GEMV ? "GEMV (n == 1)" : "matrix (n > 1)", kern->name,
-                forced != NULL ? " (forced)" : "");
+        qmm_log("plan m=%zu k=%zu: %s role runs %s", m, k,
+                r == QMM_ROLE_GEMV ? "GEMV (n == 1)" : "matrix (n > 1)", kern->name);
     }
     return QMM_OK;
 }
@@ -70,7 +69,7 @@ static qmm_plan_role *sharable(qmm_plan *p, int r)
 {
     for (int q = 0; q < r; q++)
         if (p->roles[q].packed_a != NULL &&
-            same_packing(p->roles[q].kernel, p->roles[r].kernel))
+            same_packing(&p->roles[q], &p->roles[r]))
             return &p->roles[q];
     return NULL;
 }
@@ -113,7 +112,7 @@ static qmm_status plan_pack_a(qmm_plan *p, const int8_t *a, ptrdiff_t rsa, ptrdi
             plan_release(p);
             return QMM_ERR_NO_MEMORY;
         }
-        qmm_pack_a(role->kernel, p->m, p->k, role->kp, a, rsa, csa, role->packed_a);
+        qmm_packed_a_fill(role->kernel, &role->blk, p->m, p->k, a, rsa, csa, role->packed_a);
     }
     p->packed = 1;
     return QMM_OK;
@@ -124,13 +123,6 @@ const qmm_kernel *qmm_plan_kernel(const qmm_plan *p, size_t n)
     if (p == NULL || n == 0 || n > PTRDIFF_MAX || (p->n != QMM_N_SYMBOLIC && n != p->n))
         return NULL;
     return p->roles[role_for(n)].kernel;
-}
-
-static void write_zeros(size_t m, size_t n, int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
-{
-    for (size_t i = 0; i < m; i++)
-        for (size_t j = 0; j < n; j++)
-            c[(ptrdiff_t)i * rsc + (ptrdiff_t)j * csc] = 0;
 }
 
 static qmm_status plan_run(const qmm_plan *p, size_t n, const int8_t *b, ptrdiff_t rsb,
@@ -150,49 +142,19 @@ static qmm_status plan_run(const qmm_plan *p, size_t n, const int8_t *b, ptrdiff
     qmm_status st = qmm_check_b_c(p->m, n, p->k, b, rsb, csb, c, rsc, csc);
     if (st != QMM_OK || p->m == 0)
         return st;
+    qmm_c_view to = {c, rsc, csc};
     if (p->k == 0) {
-        write_zeros(p->m, n, c, rsc, csc);
+        qmm_tile_put(&to, 0, 0, p->m, n, NULL, 0, QMM_TILE_STORE);
         return QMM_OK;
     }
     const qmm_plan_role *role = &p->roles[role_for(n)];
-    st = qmm_run_packed_a(kern, p->m, n, p->k, role->kp, role->packed_a, b, rsb, csb, c, rsc,
-                          csc);
+    qmm_job job = {.kern = kern, .m = p->m, .n = n, .k = p->k, .packed_a = role->packed_a,
+                   .b = b, .rsb = rsb, .csb = csb, .c = to};
+    st = qmm_job_prepare(&job);
+    if (st == QMM_OK)
+        st = qmm_job_run(&job);
     if (st != QMM_OK)
         qmm_log("%s: %s", kern->name, qmm_status_str(st));
-    return st;
-}
-
-qmm_status qmm_product(const qmm_kernel *forced, size_t m, size_t n, size_t k,
-                       const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa,
-                       const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
-                       int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
-{
-    /* A and C overlapping is only visible with all three operands at hand. */
-    qmm_status st = qmm_check_args(m, n, k, a, rsa, csa, b, rsb, csb, c, rsc, csc);
-    if (st != QMM_OK || m == 0 || n == 0)
-        return st;
-    qmm_plan plan;
-    st = plan_init(&plan, forced, m, n, k);
-    if (st != QMM_OK)
-        return st;
-    const qmm_plan_role *role = &plan.roles[role_for(n)];
-    if (k != 0 && (qmm_b_fits_one_block(role->kernel, n, role->kp) ||
-                   qmm_a_in_place(role->kernel, k, role->kp, rsa, csa))) {
-        /* B in one block: the driver packs each block of A right before its
-         * tiles, into a workspace it reuses, instead of all of A up front into
-         * a fresh allocation that the tiles read back later from memory. A
-         * already in the kernel's panel layout: the driver reads it in place,
-         * whatever the blocks of B. */
-        st = qmm_run_a_by_blocks(role->kernel, m, n, k, role->kp, a, rsa, csa, b, rsb, csb,
-                                 c, rsc, csc);
-        if (st != QMM_OK)
-            qmm_log("%s: %s", role->kernel->name, qmm_status_str(st));
-        return st;
-    }
-    st = plan_pack_a(&plan, a, rsa, csa);
-    if (st == QMM_OK)
-        st = plan_run(&plan, n, b, rsb, csb, c, rsc, csc);
-    plan_release(&plan);
     return st;
 }
 
@@ -207,7 +169,7 @@ qmm_status qmm_plan_create(qmm_plan **plan, size_t m, size_t n, size_t k)
     qmm_plan *p = malloc(sizeof *p);
     if (p == NULL)
         return QMM_ERR_NO_MEMORY;
-    qmm_status st = plan_init(p, NULL, m, n, k);
+    qmm_status st = plan_init(p, m, n, k);
     if (st != QMM_OK) {
         free(p);
         return st;

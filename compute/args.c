@@ -1,6 +1,6 @@
 #include "args.h"
 
-#include "log.h"
+#include "../platform/log.h"
 
 /* Byte range [lo, hi) an operand covers. */
 typedef struct span {

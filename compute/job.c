@@ -1,0 +1,107 @@
+#include "job.h"
+
+#include <string.h>
+
+#include "../platform/log.h"
+#include "loops.h"
+#include "partition.h"
+#include "threads.h"
+#include "workspace.h"
+
+qmm_status qmm_job_prepare(qmm_job *job)
+{
+    return qmm_blocking_init(&job->blk, job->kern, job->m, job->n, job->k);
+}
+
+/* What the tasks of one run share. */
+typedef struct run_state {
+    const qmm_job *job;
+    qmm_partition part;
+    int32_t *partials;       /* tk - 1 partial copies of C, m x n, row-major */
+    unsigned char *failed;   /* per task: its workspace could not be had */
+} run_state;
+
+static void run_task_in(const run_state *s, size_t t, unsigned char *ws)
+{
+    size_t part;
+    qmm_range r = qmm_partition_range(s->job, &s->part, t, &part);
+    qmm_c_view to = s->job->c;
+    if (part > 0)
+        to = (qmm_c_view){s->partials + (part - 1) * s->job->m * s->job->n,
+                          (ptrdiff_t)s->job->n, 1};
+    qmm_loops_run(s->job, &r, &to, ws);
+}
+
+static size_t task_workspace(const run_state *s, size_t t)
+{
+    size_t part;
+    qmm_range r = qmm_partition_range(s->job, &s->part, t, &part);
+    return qmm_loops_workspace(s->job, &r);
+}
+
+static void run_task(void *context, size_t t)
+{
+    run_state *s = context;
+    unsigned char *ws = qmm_workspace(QMM_WS_TASK, task_workspace(s, t));
+    if (ws == NULL) {
+        s->failed[t] = 1;  /* the caller runs it, in the workspace it set aside */
+        return;
+    }
+    run_task_in(s, t, ws);
+}
+
+/* Adds the partial sums of the depth parts after the first into C. */
+static void add_partials(const run_state *s)
+{
+    const qmm_job *job = s->job;
+    for (size_t p = 1; p < s->part.tk; p++)
+        qmm_tile_put(&job->c, 0, 0, job->m, job->n, s->partials + (p - 1) * job->m * job->n,
+                     job->n, QMM_TILE_ADD);
+}
+
+/* Sets aside, before any task writes C, all a run can need that might not
+ * be had: the caller's task workspace (for any task: a task whose own thread
+ * cannot get one runs again on the caller) and the call's partial sums and
+ * failure flags. */
+static qmm_status set_aside(run_state *s, size_t tasks, unsigned char **caller_ws)
+{
+    size_t need = 0;
+    for (size_t t = 0; t < tasks; t++) {
+        size_t w = task_workspace(s, t);
+        if (w == 0) {
+            qmm_log("invalid argument: the packing workspace of %s for k=%zu overflows size_t",
+                    s->job->kern->name, s->job->k);
+            return QMM_ERR_INVALID_ARG;
+        }
+        need = w > need ? w : need;
+    }
+    *caller_ws = qmm_workspace(QMM_WS_TASK, need);
+    /* tk > 1 only for a C small enough (compute/partition.c): no overflow. */
+    const size_t partial_bytes =
+        (s->part.tk - 1) * s->job->m * s->job->n * sizeof(int32_t);
+    unsigned char *call = qmm_workspace(QMM_WS_CALL, partial_bytes + tasks);
+    if (*caller_ws == NULL || call == NULL)
+        return QMM_ERR_NO_MEMORY;
+    s->partials = (int32_t *)(void *)call;
+    s->failed = call + partial_bytes;
+    memset(s->failed, 0, tasks);
+    return QMM_OK;
+}
+
+qmm_status qmm_job_run(const qmm_job *job)
+{
+    qmm_team team = qmm_team_join(qmm_partition_threads(job));
+    run_state s = {.job = job, .part = qmm_partition_choose(job, team.threads)};
+    const size_t tasks = qmm_partition_tasks(&s.part);
+    unsigned char *caller_ws;
+    qmm_status st = set_aside(&s, tasks, &caller_ws);
+    if (st == QMM_OK) {
+        qmm_team_run(&team, tasks, run_task, &s);
+        for (size_t t = 0; t < tasks; t++)
+            if (s.failed[t])
+                run_task_in(&s, t, caller_ws);
+        add_partials(&s);
+    }
+    qmm_team_leave(&team);
+    return st;
+}

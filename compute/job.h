@@ -1,0 +1,42 @@
+/*
+ * A job: one product as the loop nest sees it, and how it runs.
+ *
+ * qmm_job_run splits the job into tasks (compute/partition.h), gives each
+ * calling or pool thread its workspace, runs the tasks on a team of threads
+ * (compute/threads.h), and adds up the partial sums of a depth split. Each
+ * task is the loop nest over its range of C (compute/loops.h).
+ */
+#ifndef QMM_JOB_H
+#define QMM_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../kernels/kernel.h"
+#include "blocking.h"
+#include "qmm/qmm.h"
+#include "tile.h"
+
+typedef struct qmm_job {
+    const qmm_kernel *kern;
+    size_t m, n, k;            /* each >= 1 */
+    qmm_blocking blk;
+    /* A packed by a plan (compute/packed_a.h), or NULL: A from its source,
+     * element (i, p) at a[i*rsa + p*csa], packed by the tasks (or read in
+     * place) as they go. */
+    const unsigned char *packed_a;
+    const int8_t *a;
+    ptrdiff_t rsa, csa;
+    const int8_t *b;           /* element (p, j) at b[p*rsb + j*csb] */
+    ptrdiff_t rsb, csb;
+    qmm_c_view c;
+} qmm_job;
+
+/* Fills the job's blocking for its kernel and sizes: QMM_ERR_INVALID_ARG when
+ * they overflow. */
+qmm_status qmm_job_prepare(qmm_job *job);
+
+/* Runs a prepared job. Fails only for want of memory, before C is written. */
+qmm_status qmm_job_run(const qmm_job *job);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * How a job is split into tasks: a grid of tm x tn blocks of C's tiles, each
+ * block's depth possibly cut into tk parts (k blocks) whose partial sums are
+ * added at the end. Every task packs what its part reads, so splitting rows
+ * packs B once per row group and splitting columns packs A (from its source)
+ * once per column group; the split chosen is the one whose largest task costs
+ * least, counting multiply-adds, packing and the final additions.
+ */
+#ifndef QMM_PARTITION_H
+#define QMM_PARTITION_H
+
+#include <stddef.h>
+
+#include "job.h"
+#include "loops.h"
+
+typedef struct qmm_partition {
+    size_t tm, tn, tk;   /* row groups, column groups, depth parts */
+} qmm_partition;
+
+/* Threads worth using on job: 1 for products too small to gain from more. */
+size_t qmm_partition_threads(const qmm_job *job);
+
+/* Sets the multiply-adds per thread under which a product uses fewer threads
+ * (0 restores the measured default): tests lower it to 1 to run tiny products
+ * on many threads. */
+void qmm_partition_set_small_product(size_t macs);
+
+/* The split of job over at most threads tasks. */
+qmm_partition qmm_partition_choose(const qmm_job *job, size_t threads);
+
+static inline size_t qmm_partition_tasks(const qmm_partition *p)
+{
+    return p->tm * p->tn * p->tk;
+}
+
+/* Task t's range, and its depth part (0 for the part that stores to C). */
+qmm_range qmm_partition_range(const qmm_job *job, const qmm_partition *p, size_t t,
+                              size_t *part);
+
+#endif

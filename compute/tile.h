@@ -1,0 +1,38 @@
+/*
+ * The tile seam: the one place where a finished tile's int32 result leaves a
+ * kernel for C (or for a buffer of partial sums standing in for C). Output
+ * stages belong here.
+ */
+#ifndef QMM_TILE_H
+#define QMM_TILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../kernels/kernel.h"
+
+/* Where results go: element (i, j) at c[i*rs + j*cs]. */
+typedef struct qmm_c_view {
+    int32_t *c;
+    ptrdiff_t rs, cs;
+} qmm_c_view;
+
+typedef enum qmm_tile_mode {
+    QMM_TILE_STORE,  /* the first k block: overwrite */
+    QMM_TILE_ADD,    /* a later k block, or another part's partial sums: add (wrapping) */
+} qmm_tile_mode;
+
+/* Runs kern on one tile (A panel ap, B panel bp, padded depth kp) and puts
+ * its valid mv x nv corner at (i, j) of the view: a full tile straight from
+ * the kernel, the valid rows of a partial one through run_rows when the kernel
+ * has it, any other through a scratch tile. */
+void qmm_tile_compute(const qmm_kernel *kern, size_t kp, const void *ap, const void *bp,
+                      const qmm_c_view *to, size_t i, size_t j, size_t mv, size_t nv,
+                      qmm_tile_mode mode);
+
+/* Puts an mv x nv block of finished sums (element (i, j) at
+ * from[i*from_rs + j]; zeros when from is NULL) at (i, j) of the view. */
+void qmm_tile_put(const qmm_c_view *to, size_t i, size_t j, size_t mv, size_t nv,
+                  const int32_t *from, size_t from_rs, qmm_tile_mode mode);
+
+#endif
