@@ -32,7 +32,7 @@ qmm_install_packages() {
 # qemu-user: the x86_64 tests also run on emulated CPUs with and without AVX2.
 QMM_NATIVE_PACKAGES="cmake make gcc libc6-dev pkg-config libcpu-features-dev qemu-user"
 # The test command's second compiler (the sanitizers' run-times come with gcc).
-QMM_TEST_PACKAGES="clang"
+QMM_TEST_PACKAGES="clang libomp-dev"
 # Libraries qmm-bench-peers compares qmm with (scripts/bench.sh --peers); qmm
 # itself never needs them. g++ because gemmlowp is header-only C++.
 QMM_PEER_PACKAGES="g++ libdnnl-dev libxnnpack-dev libpthreadpool-dev libgemmlowp-dev libopenblas-dev"
