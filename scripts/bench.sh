@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The main job: build qmm for this CPU and run the bench on its default shapes.
-# Extra arguments go to qmm-bench (see qmm-bench --help).
+# The main job: build qmm for this CPU and run the bench on its default shapes,
+# on one thread and on every CPU this process may use, side by side (the
+# scaling table). Extra arguments go to qmm-bench (see qmm-bench --help);
+# --threads among them replaces the default pair.
 #
 #   scripts/bench.sh --peers [args]   installs the peer libraries (oneDNN,
 #       XNNPACK, gemmlowp, OpenBLAS; as root, with apt-get) and runs
@@ -31,5 +33,12 @@ cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/native -j"$(nproc)" --target $target >/dev/null
 if [ $target = qmm-bench-peers ]; then
     exec build/native/bench/peers/qmm-bench-peers "$@"
+fi
+case " $* " in
+*" --threads "* | *" --list "* | *" --vs "*) exec build/native/bench/qmm-bench "$@" ;;
+esac
+cpus=$(nproc)
+if [ "$cpus" -gt 1 ]; then
+    exec build/native/bench/qmm-bench --threads "1,$cpus" "$@"
 fi
 exec build/native/bench/qmm-bench "$@"

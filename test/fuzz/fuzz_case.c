@@ -254,6 +254,7 @@ fuzz_case fuzz_case_make(uint64_t seed, uint64_t index)
     fc.ab_share = !c_overlap && one_in(8);
     fc.null_empty = one_in(2);
     fc.value_seed = test_rand();
+    fc.threads = 1 + test_rand_below(4);
     return fc;
 }
 
@@ -270,9 +271,11 @@ void fuzz_case_describe(const fuzz_case *fc, char *buf, size_t size)
     char ldc1[32] = "";
     if (fc->entry == ENTRY_PLAN_SYMBOLIC)
         snprintf(ldc1, sizeof ldc1, " (n=1 run: ldc=%zu)", fc->ldc1);
-    snprintf(buf, size, "case %llu of seed %llu: %s m=%zu n=%zu k=%zu %s%s, values %s%s%s%s%s",
+    snprintf(buf, size,
+             "case %llu of seed %llu: %s m=%zu n=%zu k=%zu %s%s, values %s, %zu thread%s%s%s%s%s",
              (unsigned long long)fc->index, (unsigned long long)fc->seed,
              entry_names[fc->entry], fc->m, fc->n, fc->k, ops, ldc1, value_names[fc->values],
+             fc->threads, fc->threads == 1 ? "" : "s",
              fc->ab_share ? ", A and B overlap" : "",
              fc->null_empty ? ", empty operands NULL" : "",
              fc->fault != FAULT_NONE ? ", invalid: " : "",

@@ -65,6 +65,7 @@ typedef struct fuzz_case {
     int ab_share;             /* A and B are views of one buffer, overlapping */
     int null_empty;           /* empty operands passed as NULL (they may be) */
     uint64_t value_seed;      /* the operands' values and their places in memory */
+    size_t threads;           /* qmm_set_num_threads for the calls, 1 to 4 */
 } fuzz_case;
 
 /* Case index of the sequence that seed starts. */

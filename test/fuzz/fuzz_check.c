@@ -182,6 +182,7 @@ static void check_result(const char *label, const test_matrix *c, const test_mat
 long fuzz_case_check(const fuzz_case *fc, const char *forced, fuzz_tally *tally)
 {
     long before = test_failures;
+    qmm_set_num_threads(fc->threads);
     char label[64];
     snprintf(label, sizeof label, "case %llu", (unsigned long long)fc->index);
     operands o = operands_make(fc);

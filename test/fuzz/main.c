@@ -3,7 +3,8 @@
  * (one-shot row-major and strided calls, plans with concrete and symbolic n),
  * on random shapes, strides and values, valid calls and invalid ones; every
  * result compared with the naive reference, every refusal checked to leave C
- * untouched. Each contender runs the same sequence of cases in a child
+ * untouched, on 1 to 4 threads (every product split over them, however small).
+ * Each contender runs the same sequence of cases in a child
  * process of its own (the library reads QMM_KERNEL once): the selector's
  * choice, then every kernel this CPU supports, forced.
  *
@@ -22,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compute/partition.h"
 #include "fuzz_case.h"
 #include "fuzz_check.h"
 #include "support/testlib.h"
@@ -230,6 +232,7 @@ int main(int argc, char **argv)
     options opt;
     if (!parse(argc, argv, &opt))
         return usage();
+    qmm_partition_set_small_product(1);
     if (opt.one_case)
         return run_one_case(&opt);
 
