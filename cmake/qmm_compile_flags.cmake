@@ -34,7 +34,7 @@ if(QMM_SANITIZE)
   set(QMM_SANITIZE_TEST_ENVIRONMENT
     "ASAN_OPTIONS=allocator_may_return_null=1:detect_stack_use_after_return=1"
     "UBSAN_OPTIONS=print_stacktrace=1"
-    "TSAN_OPTIONS=allocator_may_return_null=1:halt_on_error=1")
+    "TSAN_OPTIONS=allocator_may_return_null=1:halt_on_error=1:suppressions=${PROJECT_SOURCE_DIR}/test/tsan.supp")
   message(STATUS "qmm: sanitizers ${QMM_SANITIZE}")
 endif()
 
