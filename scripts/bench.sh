@@ -6,8 +6,9 @@
 #
 #   scripts/bench.sh --peers [args]   installs the peer libraries (oneDNN,
 #       XNNPACK, gemmlowp, OpenBLAS; as root, with apt-get) and runs
-#       qmm-bench-peers instead: qmm against them, side by side, one thread.
-#       Its arguments: [--shape MxKxN]... [--reps N] [--avx2].
+#       qmm-bench-peers instead: qmm against them, side by side, every one on
+#       the same threads (one unless --threads N, 1 to 1024).
+#       Its arguments: [--shape MxKxN]... [--reps N] [--threads N] [--avx2].
 #
 #   scripts/bench.sh --build-types [rounds]   builds qmm-bench as Release and
 #       as RelWithDebInfo (-O2, the build type of most packagers) and times

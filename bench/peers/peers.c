@@ -44,6 +44,7 @@
  *
  *   qmm-bench-peers [--shape MxKxN]... [--reps N] [--threads N] [--avx2]
  */
+#include <dirent.h>
 #include <dnnl.h>
 #include <math.h>
 #include <pthreadpool.h>
@@ -387,6 +388,58 @@ static double median(double *v, size_t count)
     return count % 2 ? v[count / 2] : (v[count / 2 - 1] + v[count / 2]) / 2;
 }
 
+/* A library's worker threads go on spinning for a while after its call, in
+ * case another comes (libgomp's for qmm and oneDNN and gemmlowp's for some
+ * milliseconds, XNNPACK's pthreadpool's for about 30, OpenBLAS's, yielding,
+ * for 2^28 cycles: about 100 ms): with as many threads as cores, the next
+ * contender would find a core taken and run at half speed or worse (gemmlowp
+ * after XNNPACK, qmm after OpenBLAS). So with more than one thread, every
+ * contender's first (untimed) call waits until no thread of this process but
+ * the calling one is runnable, as the state letters in
+ * /proc/self/task/<tid>/stat tell, for at most a second; its own workers then
+ * spin between its untimed and timed calls, as between the calls of a program
+ * that makes many. The wait polls without sleeping: on a 2-core KVM guest,
+ * letting this thread sleep between polls while XNNPACK's workers spun down
+ * (or any 30 ms sleep) left gemmlowp's two threads running one after the
+ * other in the calls that followed (4.1 ms on 128x384x1536 instead of 2.1). */
+static size_t threads = 1;
+
+static int other_threads_running(void)
+{
+    DIR *dir = opendir("/proc/self/task");
+    if (dir == NULL)
+        return 0;
+    char self[24];
+    snprintf(self, sizeof self, "%ld", (long)getpid());  /* the main thread's tid */
+    int running = 0;
+    struct dirent *e;
+    while (!running && (e = readdir(dir)) != NULL) {
+        if (e->d_name[0] == '.' || strcmp(e->d_name, self) == 0)
+            continue;
+        char path[64], stat[512];
+        snprintf(path, sizeof path, "/proc/self/task/%.24s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f == NULL)
+            continue;
+        size_t len = fread(stat, 1, sizeof stat - 1, f);
+        fclose(f);
+        stat[len] = '\0';
+        const char *paren = strrchr(stat, ')');  /* after "tid (name)" */
+        running = paren != NULL && paren[1] == ' ' && paren[2] == 'R';
+    }
+    closedir(dir);
+    return running;
+}
+
+static void wait_for_quiet_workers(void)
+{
+    if (threads == 1)
+        return;
+    double start = now();
+    while (other_threads_running() && now() - start < 1.0)
+        continue;
+}
+
 static int bench_shape(shape s, size_t fixed_reps)
 {
     operands o = make_operands(s);
@@ -396,6 +449,7 @@ static int bench_shape(shape s, size_t fixed_reps)
         contender *c = &contenders[w];
         ready[w] = c->setup(c, &o);
         if (ready[w]) {
+            wait_for_quiet_workers();
             double t = now();
             ready[w] = c->run(c, &o);
             warm += now() - t;
@@ -416,6 +470,7 @@ static int bench_shape(shape s, size_t fixed_reps)
         for (size_t w = 0; w < CONTENDERS; w++) {
             if (!ready[w])
                 continue;
+            wait_for_quiet_workers();
             if (!contenders[w].run(&contenders[w], &o))
                 ready[w] = 0, failed = 1;
             double t = now();
@@ -453,12 +508,12 @@ static int bench_shape(shape s, size_t fixed_reps)
 
 /* The peers read their thread counts from the environment when they load:
  * set them and start again, with the same arguments (--threads included). The
- * second start finds both variables already equal to `threads` and goes on,
- * so this happens once. */
-static void set_peer_threads(char **argv, size_t threads)
+ * second start finds both variables already equal to `count` and goes on, so
+ * this happens once. */
+static void set_peer_threads(char **argv, size_t count)
 {
     char n[24];
-    snprintf(n, sizeof n, "%zu", threads);
+    snprintf(n, sizeof n, "%zu", count);
     const char *omp = getenv("OMP_NUM_THREADS"), *ob = getenv("OPENBLAS_NUM_THREADS");
     if (omp != NULL && strcmp(omp, n) == 0 && ob != NULL && strcmp(ob, n) == 0)
         return;
@@ -479,7 +534,6 @@ int main(int argc, char **argv)
 {
     /* --threads first: the re-exec that gives it to oneDNN and OpenBLAS comes
      * before anything else (the rest of the arguments are read after it). */
-    size_t threads = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
             const char *text = argv[++i];
@@ -498,12 +552,6 @@ int main(int argc, char **argv)
         }
     }
     set_peer_threads(argv, threads);
-    if (qmm_set_num_threads(threads) != QMM_OK) {
-        fprintf(stderr, "qmm-bench-peers: qmm refused %zu threads\n", threads);
-        return 1;
-    }
-    openblas_set_num_threads((int)threads);
-    peer_gemmlowp_set_num_threads((int)threads);
     shape *shapes = xmalloc((size_t)argc * sizeof *shapes);
     size_t count = 0, reps = 0;
     int avx2 = 0;
@@ -537,6 +585,13 @@ int main(int argc, char **argv)
     const shape *list = count ? shapes : default_shapes;
     if (count == 0)
         count = sizeof default_shapes / sizeof default_shapes[0];
+    /* After --avx2, which must come before qmm's first call. */
+    if (qmm_set_num_threads(threads) != QMM_OK) {
+        fprintf(stderr, "qmm-bench-peers: qmm refused %zu threads\n", threads);
+        return 1;
+    }
+    openblas_set_num_threads((int)threads);
+    peer_gemmlowp_set_num_threads((int)threads);
     if (threads > 1) {
         xnn_pool = pthreadpool_create(threads);
         if (xnn_pool == NULL) {
