@@ -1,0 +1,161 @@
+/*
+ * A workspace that cannot be had: on a pool thread, the task runs again on
+ * the calling thread and the call still succeeds, exact; on the calling
+ * thread, before any task writes, the call fails with QMM_ERR_NO_MEMORY and
+ * C untouched.
+ *
+ * This program defines aligned_alloc, which the library's workspaces use,
+ * and refuses it on the threads that ask: the calls of a statically linked
+ * library bind to the program's definition. Not built with sanitizers, whose
+ * run-times define it too.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "compute/partition.h"
+#include "support/testlib.h"
+
+static _Thread_local int refuse_here;
+static atomic_size_t refused;
+
+void *aligned_alloc(size_t align, size_t size)
+{
+    if (refuse_here) {
+        atomic_fetch_add(&refused, 1);
+        return NULL;
+    }
+    void *p;
+    if (align < sizeof(void *))
+        align = sizeof(void *);
+    return posix_memalign(&p, align, size) == 0 ? p : NULL;
+}
+
+/* A pool of two workers that refuse every allocation; the caller waits. */
+enum { WORKERS = 2 };
+typedef struct pool {
+    pthread_mutex_t lock;
+    pthread_cond_t wake, done;
+    qmm_task_fn *task;
+    void *context;
+    size_t tasks, next, finished, generation;
+    int stop;
+} pool;
+
+static void drain(pool *p)
+{
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        if (p->task == NULL || p->next == p->tasks) {
+            pthread_mutex_unlock(&p->lock);
+            return;
+        }
+        size_t t = p->next++;
+        pthread_mutex_unlock(&p->lock);
+        p->task(p->context, t);
+        pthread_mutex_lock(&p->lock);
+        if (++p->finished == p->tasks)
+            pthread_cond_broadcast(&p->done);
+        pthread_mutex_unlock(&p->lock);
+    }
+}
+
+static void *worker(void *arg)
+{
+    pool *p = arg;
+    size_t seen = 0;
+    refuse_here = 1;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        while (!p->stop && p->generation == seen)
+            pthread_cond_wait(&p->wake, &p->lock);
+        seen = p->generation;
+        int stop = p->stop;
+        pthread_mutex_unlock(&p->lock);
+        if (stop)
+            return NULL;
+        drain(p);
+    }
+}
+
+/* The workers run every task, so that they, not the caller, meet the
+ * refused allocations. */
+static void parallel_for(void *pool_ptr, size_t tasks, qmm_task_fn *task, void *context)
+{
+    pool *p = pool_ptr;
+    pthread_mutex_lock(&p->lock);
+    p->task = task;
+    p->context = context;
+    p->tasks = tasks;
+    p->next = p->finished = 0;
+    p->generation++;
+    pthread_cond_broadcast(&p->wake);
+    while (p->finished != p->tasks)
+        pthread_cond_wait(&p->done, &p->lock);
+    p->task = NULL;
+    pthread_mutex_unlock(&p->lock);
+}
+
+static long checks;
+
+/* refuse_caller: the calling thread is refused too, during the call. */
+static void product(size_t m, size_t n, size_t k, int refuse_caller, qmm_status want)
+{
+    test_matrix a = test_matrix_new(m, k, 1, LAYOUT_ROW, 0);
+    test_matrix b = test_matrix_new(k, n, 1, LAYOUT_ROW, 0);
+    test_matrix c = test_matrix_new(m, n, 4, LAYOUT_ROW, 0);
+    test_matrix_fill_random_i8(&a);
+    test_matrix_fill_random_i8(&b);
+    test_matrix_fill_i32(&c, 0x5EED);
+    int32_t *ref = malloc(m * n * sizeof *ref);
+    test_reference(&a, &b, ref);
+    size_t before = atomic_load(&refused);
+    refuse_here = refuse_caller;
+    qmm_status st = qmm_i8_i32(m, n, k, a.base, k, b.base, n, c.base, n);
+    refuse_here = 0;
+    CHECK(st == want, "%zux%zux%zu: %s, want %s", m, n, k, qmm_status_str(st),
+          qmm_status_str(want));
+    CHECK(atomic_load(&refused) > before, "%zux%zux%zu: no allocation was refused", m, n, k);
+    if (want == QMM_OK) {
+        test_compare("a task rerun on the caller", &c, ref);
+    } else {
+        size_t touched = 0;
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++)
+                touched += test_i32_at(&c, i, j) != 0x5EED;
+        CHECK(touched == 0, "%zux%zux%zu: a failed call wrote %zu elements of C", m, n, k,
+              touched);
+    }
+    checks++;
+    free(ref);
+    test_matrix_free(&a);
+    test_matrix_free(&b);
+    test_matrix_free(&c);
+}
+
+int main(void)
+{
+    static pool p = {.lock = PTHREAD_MUTEX_INITIALIZER,
+                     .wake = PTHREAD_COND_INITIALIZER,
+                     .done = PTHREAD_COND_INITIALIZER};
+    pthread_t tid[WORKERS];
+    test_seed(11);
+    for (int w = 0; w < WORKERS; w++)
+        CHECK(pthread_create(&tid[w], NULL, worker, &p) == 0, "pthread_create");
+    qmm_set_parallel_for(parallel_for, &p);
+    qmm_set_num_threads(WORKERS + 1);
+    qmm_partition_set_small_product(1);
+
+    product(200, 300, 500, 0, QMM_OK);
+    /* Deeper blocks than the caller's workspace holds. */
+    product(200, 300, 1000, 1, QMM_ERR_NO_MEMORY);
+
+    qmm_set_parallel_for(NULL, NULL);
+    pthread_mutex_lock(&p.lock);
+    p.stop = 1;
+    pthread_cond_broadcast(&p.wake);
+    pthread_mutex_unlock(&p.lock);
+    for (int w = 0; w < WORKERS; w++)
+        pthread_join(tid[w], NULL);
+    return test_finish("test_workspace_failure", checks);
+}
