@@ -1,5 +1,7 @@
 #include "blocking.h"
 
+#include <stdatomic.h>
+
 #include "../platform/log.h"
 
 /* Cache targets. A block of A stays in L2 while the panels of a block of B
@@ -8,12 +10,15 @@
  * B block may stretch to 1.5 times its target rather than leave a sliver of
  * columns for a second block. A B panel, the operand a kernel rereads for
  * every A panel of a block, holds at most DEPTH_PANEL_BYTES: the depth of a k
- * block. */
+ * block. A task whose B has several blocks packs its rows of A once per k
+ * block when they take at most A_ROWS_BYTES, else an A block at a time for
+ * each B block: workspaces stay bounded by these targets, whatever m. */
 enum {
     A_BLOCK_BYTES = 256 << 10,
     B_BLOCK_BYTES = 256 << 10,
     B_BLOCK_STRETCH = 6, /* in quarters of the target */
     DEPTH_PANEL_BYTES = 32 << 10,
+    A_ROWS_BYTES = 4 << 20,
 };
 
 static size_t ceil_div(size_t x, size_t d)
@@ -52,6 +57,13 @@ static size_t block_depth(const qmm_kernel *kern, size_t kp)
     return ceil_div(ceil_div(kp, blocks), kr) * kr;
 }
 
+static atomic_size_t a_rows_target;
+
+void qmm_blocking_set_a_rows_bytes(size_t bytes)
+{
+    atomic_store_explicit(&a_rows_target, bytes, memory_order_relaxed);
+}
+
 qmm_status qmm_blocking_init(qmm_blocking *blk, const qmm_kernel *kern, size_t m, size_t n,
                              size_t k)
 {
@@ -68,5 +80,8 @@ qmm_status qmm_blocking_init(qmm_blocking *blk, const qmm_kernel *kern, size_t m
     if (blk->mc > m)
         blk->mc = ceil_div(m, kern->mr) * kern->mr;
     blk->nc = b_block_cols(kern->nr, n, blk->b_panel);
+    size_t a_rows_bytes = atomic_load_explicit(&a_rows_target, memory_order_relaxed);
+    blk->a_rows = block_lines(blk->a_panel, kern->mr, a_rows_bytes != 0 ? a_rows_bytes
+                                                                        : A_ROWS_BYTES);
     return QMM_OK;
 }

@@ -21,6 +21,7 @@ typedef struct qmm_blocking {
     size_t kc;         /* padded depth of every k block but the last */
     size_t k_blocks;   /* ceil(kp / kc) */
     size_t mc, nc;     /* rows of an A block, columns of a B block: multiples of mr, nr */
+    size_t a_rows;     /* the most rows a task packs at once for a k block (loops.h) */
     size_t a_panel, b_panel;  /* bytes of one A panel, one B panel, kc deep */
 } qmm_blocking;
 
@@ -28,6 +29,11 @@ typedef struct qmm_blocking {
  * QMM_ERR_INVALID_ARG, said under QMM_VERBOSE, when its sizes overflow. */
 qmm_status qmm_blocking_init(qmm_blocking *blk, const qmm_kernel *kern, size_t m, size_t n,
                              size_t k);
+
+/* Sets the bytes of A's rows a task packs at once for a k block (0 restores
+ * the default): tests lower it to 1 so that small products take the path of
+ * a very tall A. */
+void qmm_blocking_set_a_rows_bytes(size_t bytes);
 
 /* Padded depth of k block kb. */
 static inline size_t qmm_block_depth(const qmm_blocking *blk, size_t kb)

@@ -17,8 +17,11 @@ qmm_status qmm_job_prepare(qmm_job *job)
 typedef struct run_state {
     const qmm_job *job;
     qmm_partition part;
-    int32_t *partials;       /* tk - 1 partial copies of C, m x n, row-major */
-    unsigned char *failed;   /* per task: its workspace could not be had */
+    size_t largest;          /* the largest task's workspace */
+    unsigned char *call;     /* the call's own buffer (qmm_workspace_take), of call_bytes: */
+    size_t call_bytes;
+    int32_t *partials;       /*   tk - 1 partial copies of C, m x n, row-major */
+    unsigned char *failed;   /*   per task: its workspace could not be had */
 } run_state;
 
 static void run_task_in(const run_state *s, size_t t, unsigned char *ws)
@@ -60,10 +63,12 @@ static void add_partials(const run_state *s)
 }
 
 /* Sets aside, before any task writes C, all a run can need that might not
- * be had: the caller's task workspace (for any task: a task whose own thread
- * cannot get one runs again on the caller) and the call's partial sums and
- * failure flags. */
-static qmm_status set_aside(run_state *s, size_t tasks, unsigned char **caller_ws)
+ * be had: the caller's task workspace for the largest task (a task whose own
+ * thread cannot get one runs again on the caller; a workspace only grows, or
+ * stays as it was when it cannot, so the caller still has it then, whatever
+ * other calls this thread made meanwhile) and the call's own buffer of
+ * partial sums and failure flags. */
+static qmm_status set_aside(run_state *s, size_t tasks)
 {
     size_t need = 0;
     for (size_t t = 0; t < tasks; t++) {
@@ -75,15 +80,17 @@ static qmm_status set_aside(run_state *s, size_t tasks, unsigned char **caller_w
         }
         need = w > need ? w : need;
     }
-    *caller_ws = qmm_workspace(QMM_WS_TASK, need);
+    s->largest = need;
+    if (qmm_workspace(QMM_WS_TASK, need) == NULL)
+        return QMM_ERR_NO_MEMORY;
     /* tk > 1 only for a C small enough (compute/partition.c): no overflow. */
     const size_t partial_bytes =
         (s->part.tk - 1) * s->job->m * s->job->n * sizeof(int32_t);
-    unsigned char *call = qmm_workspace(QMM_WS_CALL, partial_bytes + tasks);
-    if (*caller_ws == NULL || call == NULL)
+    s->call = qmm_workspace_take(QMM_WS_CALL, partial_bytes + tasks, &s->call_bytes);
+    if (s->call == NULL)
         return QMM_ERR_NO_MEMORY;
-    s->partials = (int32_t *)(void *)call;
-    s->failed = call + partial_bytes;
+    s->partials = (int32_t *)(void *)s->call;
+    s->failed = s->call + partial_bytes;
     memset(s->failed, 0, tasks);
     return QMM_OK;
 }
@@ -93,15 +100,17 @@ qmm_status qmm_job_run(const qmm_job *job)
     qmm_team team = qmm_team_join(qmm_partition_threads(job));
     run_state s = {.job = job, .part = qmm_partition_choose(job, team.threads)};
     const size_t tasks = qmm_partition_tasks(&s.part);
-    unsigned char *caller_ws;
-    qmm_status st = set_aside(&s, tasks, &caller_ws);
+    qmm_team_shrink(&team, tasks);
+    qmm_status st = set_aside(&s, tasks);
     if (st == QMM_OK) {
         qmm_team_run(&team, tasks, run_task, &s);
         for (size_t t = 0; t < tasks; t++)
             if (s.failed[t])
-                run_task_in(&s, t, caller_ws);
+                run_task_in(&s, t, qmm_workspace(QMM_WS_TASK, s.largest));
         add_partials(&s);
     }
+    if (s.call != NULL)
+        qmm_workspace_return(QMM_WS_CALL, s.call, s.call_bytes);
     qmm_team_leave(&team);
     return st;
 }

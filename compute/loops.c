@@ -7,8 +7,9 @@
 typedef enum a_source {
     A_PACKED,     /* the plan's packed A */
     A_IN_PLACE,   /* A's own rows; a last partial panel packed */
-    A_BY_BLOCKS,  /* packed one A block at a time, right before its tiles (B is one block) */
-    A_BY_DEPTH,   /* the range's rows packed once per k block (B has several blocks) */
+    A_BY_BLOCKS,  /* packed one A block at a time, right before its tiles, for each B block */
+    A_BY_DEPTH,   /* the range's rows packed once per k block (B has several blocks,
+                     and they fit in the blocking's a_rows) */
 } a_source;
 
 static size_t ceil_div(size_t x, size_t d)
@@ -35,7 +36,9 @@ static a_source source_of(const qmm_job *job, const qmm_range *r)
     if (job->blk.k_blocks == 1 && qmm_a_in_place(job->kern, job->k, job->blk.kp, job->rsa,
                                                  job->csa))
         return A_IN_PLACE;
-    return r->j1 - r->j0 <= job->blk.nc ? A_BY_BLOCKS : A_BY_DEPTH;
+    if (r->j1 - r->j0 <= job->blk.nc || r->i1 - r->i0 > job->blk.a_rows)
+        return A_BY_BLOCKS;
+    return A_BY_DEPTH;
 }
 
 /* Columns of the range's B blocks, and bytes of the workspace's B part. */

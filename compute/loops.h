@@ -3,10 +3,11 @@
  * blocks, in BLIS's order. Outermost first:
  *
  *   k block    (pc)  A's rows of the range packed for this block, when B has
- *                    several blocks and A comes from its source
+ *                    several blocks, A comes from its source and the rows fit
+ *                    the blocking's a_rows
  *   B block    (jc)  nc columns packed into the workspace, kept in L2/L3
- *   A block    (ic)  mc rows: from the plan's packed A, read in place, or
- *                    packed right here when B is one block
+ *   A block    (ic)  mc rows: from the plan's packed A, read in place, from
+ *                    the rows packed for the k block, or packed right here
  *   B panel    (jr)  nr columns, stays in L1 across the A panels
  *   A panel    (ir)  one tile: compute/tile.h
  *

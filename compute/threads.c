@@ -1,6 +1,7 @@
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "threads.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -37,13 +38,23 @@ static atomic_size_t chosen_threads;  /* qmm_set_num_threads; 0: the default */
 static size_t default_threads;
 static pthread_once_t default_once = PTHREAD_ONCE_INIT;
 
+/* CPUs in the affinity mask; the mask may be larger than a cpu_set_t. */
 static size_t affinity_cpus(void)
 {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) != 0)
-        return 1;
-    int n = CPU_COUNT(&set);
-    return n > 0 ? (size_t)n : 1;
+    for (int cpus = CPU_SETSIZE; cpus <= (1 << 20); cpus *= 2) {
+        cpu_set_t *set = CPU_ALLOC(cpus);
+        if (set == NULL)
+            return 1;
+        size_t bytes = CPU_ALLOC_SIZE(cpus);
+        int got = sched_getaffinity(0, bytes, set);
+        int n = got == 0 ? CPU_COUNT_S(bytes, set) : 0;
+        CPU_FREE(set);
+        if (got == 0)
+            return n > 0 ? (size_t)n : 1;
+        if (errno != EINVAL)
+            return 1;
+    }
+    return 1;
 }
 
 /* QMM_NUM_THREADS as a whole number from 1 to QMM_MAX_THREADS, else 0. */
@@ -160,6 +171,19 @@ qmm_team qmm_team_join(size_t want)
     team.threads = team.budgeted;
 #endif
     return team;
+}
+
+void qmm_team_shrink(qmm_team *team, size_t threads)
+{
+    if (threads < 1)
+        threads = 1;
+    if (threads >= team->threads)
+        return;
+    if (team->budgeted != 0) {
+        atomic_fetch_sub(&budget_used, team->budgeted - threads);
+        team->budgeted = threads;
+    }
+    team->threads = threads;
 }
 
 void qmm_team_leave(qmm_team *team)

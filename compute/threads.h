@@ -35,6 +35,10 @@ qmm_team qmm_team_join(size_t want);
  * done; tasks <= team->threads is what the team was sized for. */
 void qmm_team_run(const qmm_team *team, size_t tasks, qmm_task_fn *task, void *context);
 
+/* Keeps at most `threads` of the team's threads (a call split into fewer
+ * tasks than it joined with), giving the others back to the budget. */
+void qmm_team_shrink(qmm_team *team, size_t threads);
+
 /* Gives the team's threads back to the budget. */
 void qmm_team_leave(qmm_team *team);
 

@@ -65,14 +65,34 @@ void *qmm_workspace(enum qmm_workspace_slot slot, size_t bytes)
     pthread_once(&key_once, make_key);
     if (have_exit_key && pthread_getspecific(exit_key) == NULL)
         pthread_setspecific(exit_key, buffers);
-    free(b->data);
-    *b = (buffer){NULL, 0};
     size_t size = rounded(bytes);
     void *data = size != 0 ? aligned_alloc(QMM_WORKSPACE_ALIGN, size) : NULL;
     if (data == NULL) {
         qmm_log("out of memory: a workspace of %zu bytes", bytes);
         return NULL;
     }
+    free(b->data);
     *b = (buffer){data, size};
     return data;
+}
+
+void *qmm_workspace_take(enum qmm_workspace_slot slot, size_t bytes, size_t *size)
+{
+    void *data = qmm_workspace(slot, bytes);
+    if (data != NULL) {
+        *size = buffers[slot].bytes;
+        buffers[slot] = (buffer){NULL, 0};
+    }
+    return data;
+}
+
+void qmm_workspace_return(enum qmm_workspace_slot slot, void *data, size_t size)
+{
+    buffer *b = &buffers[slot];
+    if (b->data != NULL && b->bytes >= size) {
+        free(data);
+        return;
+    }
+    free(b->data);
+    *b = (buffer){data, size};
 }

@@ -5,8 +5,11 @@
  *
  * A thread has one buffer per slot: QMM_WS_TASK for the packed panels of the
  * task it runs (tasks never nest, so one suffices), QMM_WS_CALL for what a
- * call keeps across its tasks (the partial sums of a depth split), owned by
- * the calling thread while its tasks run, possibly on that same thread.
+ * call keeps across its tasks (the partial sums of a depth split). A call
+ * takes its QMM_WS_CALL buffer out of the slot while it runs and gives it
+ * back at the end, so that another call made on the same thread meanwhile
+ * (an engine's pool that runs other work while it waits) cannot reuse it.
+ * Both are bounded by the blocking (compute/blocking.h), not by the sizes.
  */
 #ifndef QMM_WORKSPACE_H
 #define QMM_WORKSPACE_H
@@ -19,8 +22,18 @@ enum qmm_workspace_slot { QMM_WS_TASK, QMM_WS_CALL, QMM_WS_SLOTS };
 #define QMM_WORKSPACE_ALIGN 64
 
 /* The calling thread's buffer of slot, at least bytes long (its contents
- * undefined), or NULL when it cannot be allocated (the thread then has none).
- * Valid until the thread's next call for the same slot. */
+ * undefined), or NULL when it cannot be allocated; a buffer that could not
+ * grow is kept as it was. Valid until the thread's next call for the same
+ * slot that asks for more. */
 void *qmm_workspace(enum qmm_workspace_slot slot, size_t bytes);
+
+/* The calling thread's buffer of slot, at least bytes long (its full size in
+ * *size), taken out of the slot: the caller owns it until
+ * qmm_workspace_return. NULL when it cannot be allocated. */
+void *qmm_workspace_take(enum qmm_workspace_slot slot, size_t bytes, size_t *size);
+
+/* Gives a taken buffer of size bytes back to the calling thread's slot
+ * (keeping the larger when the slot was filled meanwhile). */
+void qmm_workspace_return(enum qmm_workspace_slot slot, void *data, size_t size);
 
 #endif
