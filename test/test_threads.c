@@ -29,6 +29,7 @@
 #include "compute/threads.h"
 #include "dispatch/choose.h"
 #include "dispatch/registry.h"
+#include "support/test_pool.h"
 #include "support/testlib.h"
 
 static long checks;
@@ -215,90 +216,12 @@ static void count_affinity(void)
 
 /* ---- an engine's pool ----------------------------------------------------- */
 
-/* A small pool: workers take task numbers from a shared counter; the caller
- * takes part, and returns when every task is done. */
-enum { POOL_WORKERS = 3 };
-typedef struct pool {
-    pthread_mutex_t lock;
-    pthread_cond_t wake, done;
-    qmm_task_fn *task;
-    void *context;
-    size_t tasks, next, finished, generation;
-    int stop;
-    pthread_t workers[POOL_WORKERS];
-    atomic_size_t calls, tasks_run;
-    atomic_int ran_on_worker;
-} pool;
-
-/* Takes and runs tasks of the current job until none is left. */
-static void pool_drain(pool *p, int worker)
-{
-    for (;;) {
-        pthread_mutex_lock(&p->lock);
-        if (p->task == NULL || p->next == p->tasks) {
-            pthread_mutex_unlock(&p->lock);
-            return;
-        }
-        size_t t = p->next++;
-        qmm_task_fn *task = p->task;
-        void *context = p->context;
-        pthread_mutex_unlock(&p->lock);
-        task(context, t);
-        atomic_fetch_add(&p->tasks_run, 1);
-        if (worker)
-            atomic_store(&p->ran_on_worker, 1);
-        pthread_mutex_lock(&p->lock);
-        if (++p->finished == p->tasks)
-            pthread_cond_broadcast(&p->done);
-        pthread_mutex_unlock(&p->lock);
-    }
-}
-
-static void *pool_worker(void *arg)
-{
-    pool *p = arg;
-    size_t seen = 0;
-    for (;;) {
-        pthread_mutex_lock(&p->lock);
-        while (!p->stop && p->generation == seen)
-            pthread_cond_wait(&p->wake, &p->lock);
-        seen = p->generation;
-        int stop = p->stop;
-        pthread_mutex_unlock(&p->lock);
-        if (stop)
-            return NULL;
-        pool_drain(p, 1);
-    }
-}
-
-static void pool_parallel_for(void *pool_ptr, size_t tasks, qmm_task_fn *task, void *context)
-{
-    pool *p = pool_ptr;
-    atomic_fetch_add(&p->calls, 1);
-    pthread_mutex_lock(&p->lock);
-    p->task = task;
-    p->context = context;
-    p->tasks = tasks;
-    p->next = p->finished = 0;
-    p->generation++;
-    pthread_cond_broadcast(&p->wake);
-    pthread_mutex_unlock(&p->lock);
-    pool_drain(p, 0);
-    pthread_mutex_lock(&p->lock);
-    while (p->finished != p->tasks)
-        pthread_cond_wait(&p->done, &p->lock);
-    p->task = NULL;
-    pthread_mutex_unlock(&p->lock);
-}
-
 static void engine_pool(void)
 {
-    static pool p = {.lock = PTHREAD_MUTEX_INITIALIZER,
-                     .wake = PTHREAD_COND_INITIALIZER,
-                     .done = PTHREAD_COND_INITIALIZER};
-    for (int w = 0; w < POOL_WORKERS; w++)
-        CHECK(pthread_create(&p.workers[w], NULL, pool_worker, &p) == 0, "pool thread");
-    qmm_set_parallel_for(pool_parallel_for, &p);
+    enum { POOL_WORKERS = 3 };
+    static test_pool p;
+    CHECK(test_pool_start(&p, POOL_WORKERS, 1, NULL), "pool threads");
+    qmm_set_parallel_for(test_pool_parallel_for, &p);
     qmm_set_num_threads(POOL_WORKERS + 1);
     const qmm_kernel *kern;
     int transposed;
@@ -312,12 +235,7 @@ static void engine_pool(void)
     CHECK(atomic_load(&p.ran_on_worker), "no task ran on a worker of the pool");
     CHECK(qmm_threads_peak() == 0, "OpenMP threads ran while the engine's pool was set");
     qmm_set_parallel_for(NULL, NULL);
-    pthread_mutex_lock(&p.lock);
-    p.stop = 1;
-    pthread_cond_broadcast(&p.wake);
-    pthread_mutex_unlock(&p.lock);
-    for (int w = 0; w < POOL_WORKERS; w++)
-        pthread_join(p.workers[w], NULL);
+    test_pool_stop(&p);
     checks++;
 }
 

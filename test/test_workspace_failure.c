@@ -9,11 +9,11 @@
  * library bind to the program's definition. Not built with sanitizers, whose
  * run-times define it too.
  */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
 #include "compute/partition.h"
+#include "support/test_pool.h"
 #include "support/testlib.h"
 
 static _Thread_local int refuse_here;
@@ -31,69 +31,9 @@ void *aligned_alloc(size_t align, size_t size)
     return posix_memalign(&p, align, size) == 0 ? p : NULL;
 }
 
-/* A pool of two workers that refuse every allocation; the caller waits. */
-enum { WORKERS = 2 };
-typedef struct pool {
-    pthread_mutex_t lock;
-    pthread_cond_t wake, done;
-    qmm_task_fn *task;
-    void *context;
-    size_t tasks, next, finished, generation;
-    int stop;
-} pool;
-
-static void drain(pool *p)
+static void refuse_on_this_thread(void)
 {
-    for (;;) {
-        pthread_mutex_lock(&p->lock);
-        if (p->task == NULL || p->next == p->tasks) {
-            pthread_mutex_unlock(&p->lock);
-            return;
-        }
-        size_t t = p->next++;
-        pthread_mutex_unlock(&p->lock);
-        p->task(p->context, t);
-        pthread_mutex_lock(&p->lock);
-        if (++p->finished == p->tasks)
-            pthread_cond_broadcast(&p->done);
-        pthread_mutex_unlock(&p->lock);
-    }
-}
-
-static void *worker(void *arg)
-{
-    pool *p = arg;
-    size_t seen = 0;
     refuse_here = 1;
-    for (;;) {
-        pthread_mutex_lock(&p->lock);
-        while (!p->stop && p->generation == seen)
-            pthread_cond_wait(&p->wake, &p->lock);
-        seen = p->generation;
-        int stop = p->stop;
-        pthread_mutex_unlock(&p->lock);
-        if (stop)
-            return NULL;
-        drain(p);
-    }
-}
-
-/* The workers run every task, so that they, not the caller, meet the
- * refused allocations. */
-static void parallel_for(void *pool_ptr, size_t tasks, qmm_task_fn *task, void *context)
-{
-    pool *p = pool_ptr;
-    pthread_mutex_lock(&p->lock);
-    p->task = task;
-    p->context = context;
-    p->tasks = tasks;
-    p->next = p->finished = 0;
-    p->generation++;
-    pthread_cond_broadcast(&p->wake);
-    while (p->finished != p->tasks)
-        pthread_cond_wait(&p->done, &p->lock);
-    p->task = NULL;
-    pthread_mutex_unlock(&p->lock);
 }
 
 static long checks;
@@ -135,14 +75,13 @@ static void product(size_t m, size_t n, size_t k, int refuse_caller, qmm_status 
 
 int main(void)
 {
-    static pool p = {.lock = PTHREAD_MUTEX_INITIALIZER,
-                     .wake = PTHREAD_COND_INITIALIZER,
-                     .done = PTHREAD_COND_INITIALIZER};
-    pthread_t tid[WORKERS];
+    /* Two workers that refuse every allocation; the caller only waits, so
+     * that they, not the caller, meet the refusals. */
+    enum { WORKERS = 2 };
+    static test_pool p;
     test_seed(11);
-    for (int w = 0; w < WORKERS; w++)
-        CHECK(pthread_create(&tid[w], NULL, worker, &p) == 0, "pthread_create");
-    qmm_set_parallel_for(parallel_for, &p);
+    CHECK(test_pool_start(&p, WORKERS, 0, refuse_on_this_thread), "pool threads");
+    qmm_set_parallel_for(test_pool_parallel_for, &p);
     qmm_set_num_threads(WORKERS + 1);
     qmm_partition_set_small_product(1);
 
@@ -151,11 +90,6 @@ int main(void)
     product(200, 300, 1000, 1, QMM_ERR_NO_MEMORY);
 
     qmm_set_parallel_for(NULL, NULL);
-    pthread_mutex_lock(&p.lock);
-    p.stop = 1;
-    pthread_cond_broadcast(&p.wake);
-    pthread_mutex_unlock(&p.lock);
-    for (int w = 0; w < WORKERS; w++)
-        pthread_join(tid[w], NULL);
+    test_pool_stop(&p);
     return test_finish("test_workspace_failure", checks);
 }
