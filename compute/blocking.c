@@ -21,11 +21,6 @@ enum {
     A_ROWS_BYTES = 4 << 20,
 };
 
-static size_t ceil_div(size_t x, size_t d)
-{
-    return x / d + (x % d != 0);
-}
-
 /* Lines per block: a multiple of the panel width r whose packed size stays
  * near target, and at least one panel. */
 static size_t block_lines(size_t panel_bytes, unsigned r, size_t target)
@@ -38,9 +33,9 @@ static size_t block_lines(size_t panel_bytes, unsigned r, size_t target)
  * at most B_BLOCK_STRETCH quarters of the target. */
 static size_t b_block_cols(unsigned nr, size_t n, size_t b_panel)
 {
-    size_t all = ceil_div(n, nr) * nr;
+    size_t all = qmm_ceil_div(n, nr) * nr;
     size_t nc = block_lines(b_panel, nr, B_BLOCK_BYTES);
-    if (nc >= all || ceil_div(n, nr) <= B_BLOCK_BYTES / 4 * B_BLOCK_STRETCH / b_panel)
+    if (nc >= all || qmm_ceil_div(n, nr) <= B_BLOCK_BYTES / 4 * B_BLOCK_STRETCH / b_panel)
         return all;
     return nc;
 }
@@ -53,8 +48,8 @@ static size_t block_depth(const qmm_kernel *kern, size_t kp)
     size_t deepest = DEPTH_PANEL_BYTES / ((size_t)kern->nr * kern->b_format->elem_bytes) / kr * kr;
     if (deepest < kr)
         deepest = kr;
-    size_t blocks = ceil_div(kp, deepest);
-    return ceil_div(ceil_div(kp, blocks), kr) * kr;
+    size_t blocks = qmm_ceil_div(kp, deepest);
+    return qmm_ceil_div(qmm_ceil_div(kp, blocks), kr) * kr;
 }
 
 static atomic_size_t a_rows_target;
@@ -73,12 +68,12 @@ qmm_status qmm_blocking_init(qmm_blocking *blk, const qmm_kernel *kern, size_t m
         return QMM_ERR_INVALID_ARG;
     }
     blk->kc = block_depth(kern, blk->kp);
-    blk->k_blocks = ceil_div(blk->kp, blk->kc);
+    blk->k_blocks = qmm_ceil_div(blk->kp, blk->kc);
     blk->a_panel = qmm_pack_panel_bytes(kern->a_format, kern->mr, blk->kc);
     blk->b_panel = qmm_pack_panel_bytes(kern->b_format, kern->nr, blk->kc);
     blk->mc = block_lines(blk->a_panel, kern->mr, A_BLOCK_BYTES);
     if (blk->mc > m)
-        blk->mc = ceil_div(m, kern->mr) * kern->mr;
+        blk->mc = qmm_ceil_div(m, kern->mr) * kern->mr;
     blk->nc = b_block_cols(kern->nr, n, blk->b_panel);
     size_t a_rows_bytes = atomic_load_explicit(&a_rows_target, memory_order_relaxed);
     blk->a_rows = block_lines(blk->a_panel, kern->mr, a_rows_bytes != 0 ? a_rows_bytes

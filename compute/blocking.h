@@ -35,10 +35,29 @@ qmm_status qmm_blocking_init(qmm_blocking *blk, const qmm_kernel *kern, size_t m
  * a very tall A. */
 void qmm_blocking_set_a_rows_bytes(size_t bytes);
 
+/* x / d rounded up. */
+static inline size_t qmm_ceil_div(size_t x, size_t d)
+{
+    return x / d + (x % d != 0);
+}
+
 /* Padded depth of k block kb. */
 static inline size_t qmm_block_depth(const qmm_blocking *blk, size_t kb)
 {
     return kb + 1 < blk->k_blocks ? blk->kc : blk->kp - kb * blk->kc;
+}
+
+/* Bytes of one A panel and of one B panel of kern in k block kb. */
+static inline size_t qmm_block_a_panel(const qmm_kernel *kern, const qmm_blocking *blk,
+                                       size_t kb)
+{
+    return qmm_pack_panel_bytes(kern->a_format, kern->mr, qmm_block_depth(blk, kb));
+}
+
+static inline size_t qmm_block_b_panel(const qmm_kernel *kern, const qmm_blocking *blk,
+                                       size_t kb)
+{
+    return qmm_pack_panel_bytes(kern->b_format, kern->nr, qmm_block_depth(blk, kb));
 }
 
 /* Depths of the source that k block kb covers, from kb * kc on. */

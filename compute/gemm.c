@@ -1,30 +1,19 @@
 #include "gemm.h"
 
 #include "../dispatch/choose.h"
-#include "../platform/log.h"
 #include "args.h"
 #include "job.h"
 
-qmm_status qmm_one_shot(const qmm_kernel *kern, size_t m, size_t n, size_t k,
-                        const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa,
-                        const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
-                        int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
+/* C = A.B on kernel kern, arguments already checked and m, n >= 1, as is
+ * (no transpose). */
+static qmm_status one_shot(const qmm_kernel *kern, size_t m, size_t n, size_t k,
+                           const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa,
+                           const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
+                           int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
 {
-    qmm_c_view to = {c, rsc, csc};
-    if (m == 0 || n == 0)
-        return QMM_OK;
-    if (k == 0) {
-        qmm_tile_put(&to, 0, 0, m, n, NULL, 0, QMM_TILE_STORE);
-        return QMM_OK;
-    }
     qmm_job job = {.kern = kern, .m = m, .n = n, .k = k, .a = a, .rsa = rsa, .csa = csa,
-                   .b = b, .rsb = rsb, .csb = csb, .c = to};
-    qmm_status st = qmm_job_prepare(&job);
-    if (st == QMM_OK)
-        st = qmm_job_run(&job);
-    if (st != QMM_OK)
-        qmm_log("%s: %s", kern->name, qmm_status_str(st));
-    return st;
+                   .b = b, .rsb = rsb, .csb = csb, .c = {c, rsc, csc}};
+    return qmm_job_run(&job);
 }
 
 qmm_status qmm_product(const qmm_kernel *forced, size_t m, size_t n, size_t k,
@@ -38,7 +27,7 @@ qmm_status qmm_product(const qmm_kernel *forced, size_t m, size_t n, size_t k,
     const qmm_kernel *kern = forced;
     if (kern == NULL && (st = qmm_choose_kernel(m, n, &kern)) != QMM_OK)
         return st;
-    return qmm_one_shot(kern, m, n, k, a, rsa, csa, b, rsb, csb, c, rsc, csc);
+    return one_shot(kern, m, n, k, a, rsa, csa, b, rsb, csb, c, rsc, csc);
 }
 
 qmm_status qmm_i8_i32_strided(size_t m, size_t n, size_t k,
@@ -56,8 +45,8 @@ qmm_status qmm_i8_i32_strided(size_t m, size_t n, size_t k,
     if ((st = qmm_choose_for_call(m, n, &kern, &transposed)) != QMM_OK)
         return st;
     if (transposed)
-        return qmm_one_shot(kern, n, m, k, b, csb, rsb, a, csa, rsa, c, csc, rsc);
-    return qmm_one_shot(kern, m, n, k, a, rsa, csa, b, rsb, csb, c, rsc, csc);
+        return one_shot(kern, n, m, k, b, csb, rsb, a, csa, rsa, c, csc, rsc);
+    return one_shot(kern, m, n, k, a, rsa, csa, b, rsb, csb, c, rsc, csc);
 }
 
 qmm_status qmm_i8_i32(size_t m, size_t n, size_t k,

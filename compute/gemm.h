@@ -1,4 +1,4 @@
-/* One-shot products: the public entry points (gemm.c) and a kernel forced. */
+/* One-shot products: the public entry points (gemm.c), and one on a kernel forced. */
 #ifndef QMM_GEMM_H
 #define QMM_GEMM_H
 
@@ -7,12 +7,6 @@
 
 #include "../kernels/kernel.h"
 #include "qmm/qmm.h"
-
-/* C = A.B on kernel kern, arguments already checked, as is (no transpose). */
-qmm_status qmm_one_shot(const qmm_kernel *kern, size_t m, size_t n, size_t k,
-                        const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa,
-                        const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
-                        int32_t *c, ptrdiff_t rsc, ptrdiff_t csc);
 
 /* The strided one-shot product with its arguments checked, on the kernel
  * forced, or when forced is NULL on the kernel a plan for m x n would get

@@ -8,11 +8,6 @@
 #include "threads.h"
 #include "workspace.h"
 
-qmm_status qmm_job_prepare(qmm_job *job)
-{
-    return qmm_blocking_init(&job->blk, job->kern, job->m, job->n, job->k);
-}
-
 /* What the tasks of one run share. */
 typedef struct run_state {
     const qmm_job *job;
@@ -95,7 +90,7 @@ static qmm_status set_aside(run_state *s, size_t tasks)
     return QMM_OK;
 }
 
-qmm_status qmm_job_run(const qmm_job *job)
+static qmm_status run(const qmm_job *job)
 {
     qmm_team team = qmm_team_join(qmm_partition_threads(job));
     run_state s = {.job = job, .part = qmm_partition_choose(job, team.threads)};
@@ -112,5 +107,19 @@ qmm_status qmm_job_run(const qmm_job *job)
     if (s.call != NULL)
         qmm_workspace_return(QMM_WS_CALL, s.call, s.call_bytes);
     qmm_team_leave(&team);
+    return st;
+}
+
+qmm_status qmm_job_run(qmm_job *job)
+{
+    if (job->k == 0) {
+        qmm_tile_put(&job->c, 0, 0, job->m, job->n, NULL, 0, QMM_TILE_STORE);
+        return QMM_OK;
+    }
+    qmm_status st = qmm_blocking_init(&job->blk, job->kern, job->m, job->n, job->k);
+    if (st == QMM_OK)
+        st = run(job);
+    if (st != QMM_OK)
+        qmm_log("%s: %s", job->kern->name, qmm_status_str(st));
     return st;
 }

@@ -19,7 +19,7 @@
 
 typedef struct qmm_job {
     const qmm_kernel *kern;
-    size_t m, n, k;            /* each >= 1 */
+    size_t m, n, k;            /* m, n >= 1 */
     qmm_blocking blk;
     /* A packed by a plan (compute/packed_a.h), or NULL: A from its source,
      * element (i, p) at a[i*rsa + p*csa], packed by the tasks (or read in
@@ -32,11 +32,10 @@ typedef struct qmm_job {
     qmm_c_view c;
 } qmm_job;
 
-/* Fills the job's blocking for its kernel and sizes: QMM_ERR_INVALID_ARG when
- * they overflow. */
-qmm_status qmm_job_prepare(qmm_job *job);
-
-/* Runs a prepared job. Fails only for want of memory, before C is written. */
-qmm_status qmm_job_run(const qmm_job *job);
+/* Runs the job: fills its blocking (blk) for its kernel and sizes, then
+ * computes C (zeros when k == 0). QMM_ERR_INVALID_ARG when the sizes
+ * overflow, QMM_ERR_NO_MEMORY for want of memory, both before C is written
+ * and said under QMM_VERBOSE. */
+qmm_status qmm_job_run(qmm_job *job);
 
 #endif

@@ -12,14 +12,9 @@ typedef enum a_source {
                      and they fit in the blocking's a_rows) */
 } a_source;
 
-static size_t ceil_div(size_t x, size_t d)
-{
-    return x / d + (x % d != 0);
-}
-
 static size_t round_up(size_t x, size_t d)
 {
-    return ceil_div(x, d) * d;
+    return qmm_ceil_div(x, d) * d;
 }
 
 int qmm_a_in_place(const qmm_kernel *kern, size_t k, size_t kp, ptrdiff_t rsa, ptrdiff_t csa)
@@ -29,12 +24,17 @@ int qmm_a_in_place(const qmm_kernel *kern, size_t k, size_t kp, ptrdiff_t rsa, p
            qmm_pack_panel_bytes(f, kern->mr, kp) == (size_t)kern->mr * kp;
 }
 
+int qmm_loops_a_in_place(const qmm_job *job)
+{
+    return job->packed_a == NULL && job->blk.k_blocks == 1 &&
+           qmm_a_in_place(job->kern, job->k, job->blk.kp, job->rsa, job->csa);
+}
+
 static a_source source_of(const qmm_job *job, const qmm_range *r)
 {
     if (job->packed_a != NULL)
         return A_PACKED;
-    if (job->blk.k_blocks == 1 && qmm_a_in_place(job->kern, job->k, job->blk.kp, job->rsa,
-                                                 job->csa))
+    if (qmm_loops_a_in_place(job))
         return A_IN_PLACE;
     if (r->j1 - r->j0 <= job->blk.nc || r->i1 - r->i0 > job->blk.a_rows)
         return A_BY_BLOCKS;
@@ -60,10 +60,10 @@ static size_t a_part_bytes(const qmm_job *job, const qmm_range *r)
     case A_IN_PLACE:
         return blk->a_panel;
     case A_BY_BLOCKS:
-        panels = ceil_div(rows < blk->mc ? rows : blk->mc, job->kern->mr);
+        panels = qmm_ceil_div(rows < blk->mc ? rows : blk->mc, job->kern->mr);
         break;
     default:
-        panels = ceil_div(rows, job->kern->mr);
+        panels = qmm_ceil_div(rows, job->kern->mr);
         break;
     }
     return panels > SIZE_MAX / blk->a_panel ? 0 : panels * blk->a_panel;
@@ -100,7 +100,8 @@ static void pack_b_block(const qmm_job *job, size_t kb, size_t j, size_t cols,
 /* One A block (rows [ic, ic + rows)) against one packed B block (columns
  * [jc, jc + cols)) at k block kb: a panel at a time of each. */
 typedef struct block_pair {
-    size_t kb, ic, rows, jc, cols;
+    size_t kb, kp, a_panel, b_panel;  /* the k block, its padded depth, its panels' bytes */
+    size_t ic, rows, jc, cols;
     const unsigned char *a;  /* the block's first A panel, or NULL: A's rows in place */
     const unsigned char *a_last;  /* in place: the packed last partial panel */
     const unsigned char *b;
@@ -111,19 +112,16 @@ static void walk_tiles(const qmm_job *job, const block_pair *w, const qmm_c_view
 {
     const qmm_kernel *kern = job->kern;
     const unsigned mr = kern->mr, nr = kern->nr;
-    const size_t kp = qmm_block_depth(&job->blk, w->kb);
-    const size_t a_panel = qmm_pack_panel_bytes(kern->a_format, mr, kp);
-    const size_t b_panel = qmm_pack_panel_bytes(kern->b_format, nr, kp);
     for (size_t jr = 0; jr < w->cols; jr += nr) {
-        const unsigned char *bp = w->b + jr / nr * b_panel;
+        const unsigned char *bp = w->b + jr / nr * w->b_panel;
         size_t nv = w->cols - jr < nr ? w->cols - jr : nr;
         for (size_t ir = 0; ir < w->rows; ir += mr) {
             size_t i = w->ic + ir;
             size_t mv = w->rows - ir < mr ? w->rows - ir : mr;
-            const void *ap = w->a != NULL ? w->a + ir / mr * a_panel
+            const void *ap = w->a != NULL ? w->a + ir / mr * w->a_panel
                              : mv == mr   ? (const void *)(job->a + (ptrdiff_t)i * job->rsa)
                                           : w->a_last;
-            qmm_tile_compute(kern, kp, ap, bp, to, i, w->jc + jr, mv, nv, w->mode);
+            qmm_tile_compute(kern, w->kp, ap, bp, to, i, w->jc + jr, mv, nv, w->mode);
         }
     }
 }
@@ -136,9 +134,11 @@ void qmm_loops_run(const qmm_job *job, const qmm_range *r, const qmm_c_view *to,
     const a_source source = source_of(job, r);
     unsigned char *pb = ws, *pa = ws + b_block_bytes(job, r);
     for (size_t kb = r->kb0; kb < r->kb1; kb++) {
-        block_pair w = {.kb = kb, .mode = kb == r->kb0 ? QMM_TILE_STORE : QMM_TILE_ADD};
-        const size_t a_panel = qmm_pack_panel_bytes(job->kern->a_format, mr,
-                                                    qmm_block_depth(blk, kb));
+        block_pair w = {.kb = kb,
+                        .kp = qmm_block_depth(blk, kb),
+                        .a_panel = qmm_block_a_panel(job->kern, blk, kb),
+                        .b_panel = qmm_block_b_panel(job->kern, blk, kb),
+                        .mode = kb == r->kb0 ? QMM_TILE_STORE : QMM_TILE_ADD};
         if (source == A_BY_DEPTH)
             pack_a_rows(job, kb, r->i0, r->i1 - r->i0, pa);
         for (w.jc = r->j0; w.jc < r->j1; w.jc += blk->nc) {
@@ -162,7 +162,7 @@ void qmm_loops_run(const qmm_job *job, const qmm_range *r, const qmm_c_view *to,
                     w.a = pa;
                     break;
                 case A_BY_DEPTH:
-                    w.a = pa + (w.ic - r->i0) / mr * a_panel;
+                    w.a = pa + (w.ic - r->i0) / mr * w.a_panel;
                     break;
                 }
                 walk_tiles(job, &w, to);

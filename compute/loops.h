@@ -38,6 +38,10 @@ typedef struct qmm_range {
  * without assuming the format's alignment. */
 int qmm_a_in_place(const qmm_kernel *kern, size_t k, size_t kp, ptrdiff_t rsa, ptrdiff_t csa);
 
+/* Whether job reads A in place: A from its source, in the kernel's panel
+ * layout (qmm_a_in_place), the whole depth one k block. */
+int qmm_loops_a_in_place(const qmm_job *job);
+
 /* Workspace bytes the nest needs for range r of job; 0 when that overflows. */
 size_t qmm_loops_workspace(const qmm_job *job, const qmm_range *r);
 

@@ -6,20 +6,10 @@
  * below it a team's fork and join cost more than the packing saves. */
 #define PACK_BYTES_PER_THREAD ((size_t)1 << 20)
 
-static size_t ceil_div(size_t x, size_t d)
-{
-    return x / d + (x % d != 0);
-}
-
-static size_t panel_bytes(const qmm_kernel *kern, const qmm_blocking *blk, size_t kb)
-{
-    return qmm_pack_panel_bytes(kern->a_format, kern->mr, qmm_block_depth(blk, kb));
-}
-
 size_t qmm_packed_a_bytes(const qmm_kernel *kern, const qmm_blocking *blk, size_t m)
 {
-    const size_t panels = ceil_div(m, kern->mr);
-    const size_t last = panel_bytes(kern, blk, blk->k_blocks - 1);
+    const size_t panels = qmm_ceil_div(m, kern->mr);
+    const size_t last = qmm_block_a_panel(kern, blk, blk->k_blocks - 1);
     if (panels > SIZE_MAX / blk->a_panel || panels * blk->a_panel > SIZE_MAX / blk->k_blocks)
         return 0;
     /* Every block but the last at blk->a_panel per panel, the last at its own. */
@@ -30,8 +20,8 @@ const unsigned char *qmm_packed_a_panel(const qmm_kernel *kern, const qmm_blocki
                                         size_t m, const unsigned char *packed, size_t kb,
                                         size_t row)
 {
-    const size_t panels = ceil_div(m, kern->mr);
-    return packed + kb * panels * blk->a_panel + row / kern->mr * panel_bytes(kern, blk, kb);
+    const size_t panels = qmm_ceil_div(m, kern->mr);
+    return packed + kb * panels * blk->a_panel + row / kern->mr * qmm_block_a_panel(kern, blk, kb);
 }
 
 typedef struct fill_task {
@@ -66,11 +56,11 @@ static void fill(void *context, size_t t)
 void qmm_packed_a_fill(const qmm_kernel *kern, const qmm_blocking *blk, size_t m, size_t k,
                        const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa, unsigned char *dst)
 {
-    const size_t panels = ceil_div(m, kern->mr);
+    const size_t panels = qmm_ceil_div(m, kern->mr);
     size_t worth = qmm_packed_a_bytes(kern, blk, m) / PACK_BYTES_PER_THREAD;
     qmm_team team = qmm_team_join(worth < 1 ? 1 : worth);
     size_t tasks = team.threads < panels ? team.threads : panels;
-    fill_task f = {kern, blk, m, k, ceil_div(panels, tasks), a, rsa, csa, dst};
-    qmm_team_run(&team, ceil_div(panels, f.panels_per_task), fill, &f);
+    fill_task f = {kern, blk, m, k, qmm_ceil_div(panels, tasks), a, rsa, csa, dst};
+    qmm_team_run(&team, qmm_ceil_div(panels, f.panels_per_task), fill, &f);
     qmm_team_leave(&team);
 }

@@ -18,11 +18,6 @@ enum {
 /* A depth split keeps (tk - 1) partial copies of C: at most this many bytes. */
 #define PARTIAL_BYTES_MAX ((size_t)1 << 20)
 
-static size_t ceil_div(size_t x, size_t d)
-{
-    return x / d + (x % d != 0);
-}
-
 static atomic_size_t small_product;
 
 void qmm_partition_set_small_product(size_t macs)
@@ -43,12 +38,10 @@ size_t qmm_partition_threads(const qmm_job *job)
 static double largest_task(const qmm_job *job, size_t tm, size_t tn, size_t tk)
 {
     const qmm_kernel *kern = job->kern;
-    double rows = (double)ceil_div(ceil_div(job->m, kern->mr), tm) * kern->mr;
-    double cols = (double)ceil_div(ceil_div(job->n, kern->nr), tn) * kern->nr;
-    double depth = (double)ceil_div(job->blk.k_blocks, tk) * (double)job->blk.kc;
-    int packs_a = job->packed_a == NULL &&
-                  !(tk == 1 && job->blk.k_blocks == 1 &&
-                    qmm_a_in_place(kern, job->k, job->blk.kp, job->rsa, job->csa));
+    double rows = (double)qmm_ceil_div(qmm_ceil_div(job->m, kern->mr), tm) * kern->mr;
+    double cols = (double)qmm_ceil_div(qmm_ceil_div(job->n, kern->nr), tn) * kern->nr;
+    double depth = (double)qmm_ceil_div(job->blk.k_blocks, tk) * (double)job->blk.kc;
+    int packs_a = job->packed_a == NULL && !(tk == 1 && qmm_loops_a_in_place(job));
     double packed = depth * (cols + (packs_a ? rows : 0));
     double reduce = (double)(tk - 1) * (double)job->m * (double)job->n;
     return rows * cols * depth + PACK_COST * packed + REDUCE_COST * reduce;
@@ -56,8 +49,8 @@ static double largest_task(const qmm_job *job, size_t tm, size_t tn, size_t tk)
 
 qmm_partition qmm_partition_choose(const qmm_job *job, size_t threads)
 {
-    const size_t tiles_m = ceil_div(job->m, job->kern->mr);
-    const size_t tiles_n = ceil_div(job->n, job->kern->nr);
+    const size_t tiles_m = qmm_ceil_div(job->m, job->kern->mr);
+    const size_t tiles_n = qmm_ceil_div(job->n, job->kern->nr);
     qmm_partition best = {1, 1, 1};
     double best_cost = largest_task(job, 1, 1, 1);
     for (size_t tm = 1; tm <= threads && tm <= tiles_m; tm++) {
@@ -94,10 +87,10 @@ qmm_range qmm_partition_range(const qmm_job *job, const qmm_partition *p, size_t
     size_t gm = t % p->tm, gn = t / p->tm % p->tn, gk = t / (p->tm * p->tn);
     size_t a, b;
     qmm_range r;
-    group(ceil_div(job->m, mr), p->tm, gm, &a, &b);
+    group(qmm_ceil_div(job->m, mr), p->tm, gm, &a, &b);
     r.i0 = a * mr;
     r.i1 = b * mr < job->m ? b * mr : job->m;
-    group(ceil_div(job->n, nr), p->tn, gn, &a, &b);
+    group(qmm_ceil_div(job->n, nr), p->tn, gn, &a, &b);
     r.j0 = a * nr;
     r.j1 = b * nr < job->n ? b * nr : job->n;
     group(job->blk.k_blocks, p->tk, gk, &r.kb0, &r.kb1);

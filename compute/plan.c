@@ -142,20 +142,10 @@ static qmm_status plan_run(const qmm_plan *p, size_t n, const int8_t *b, ptrdiff
     qmm_status st = qmm_check_b_c(p->m, n, p->k, b, rsb, csb, c, rsc, csc);
     if (st != QMM_OK || p->m == 0)
         return st;
-    qmm_c_view to = {c, rsc, csc};
-    if (p->k == 0) {
-        qmm_tile_put(&to, 0, 0, p->m, n, NULL, 0, QMM_TILE_STORE);
-        return QMM_OK;
-    }
-    const qmm_plan_role *role = &p->roles[role_for(n)];
-    qmm_job job = {.kern = kern, .m = p->m, .n = n, .k = p->k, .packed_a = role->packed_a,
-                   .b = b, .rsb = rsb, .csb = csb, .c = to};
-    st = qmm_job_prepare(&job);
-    if (st == QMM_OK)
-        st = qmm_job_run(&job);
-    if (st != QMM_OK)
-        qmm_log("%s: %s", kern->name, qmm_status_str(st));
-    return st;
+    qmm_job job = {.kern = kern, .m = p->m, .n = n, .k = p->k,
+                   .packed_a = p->roles[role_for(n)].packed_a,
+                   .b = b, .rsb = rsb, .csb = csb, .c = {c, rsc, csc}};
+    return qmm_job_run(&job);
 }
 
 /* ---- the public plan API ------------------------------------------------ */
