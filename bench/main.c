@@ -1,8 +1,9 @@
 /*
  * qmm-bench: times qmm on a set of shapes and checks every result. The work
  * is split by job: options.c reads the command line, run.c times a shape,
- * reference.c checks a result, report.c prints, kernel_lookup.c lists and
- * resolves kernels.
+ * quantized.c describes the products --a and --out ask for, reference.c
+ * checks a result, report.c prints, kernel_lookup.c lists and resolves
+ * kernels.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +20,8 @@ enum bench_exit {
     EXIT_BAD_REQUEST = 2,        /* bad arguments, or a kernel that cannot run here */
 };
 
-/* Name the kernel qmm_i8_i32 will use for s. Fails only when QMM_KERNEL
- * forces a kernel that does not exist or cannot run here. */
+/* Name the kernel qmm_i8_i32 and qmm_gemm will use for s. Fails only when
+ * QMM_KERNEL forces a kernel that does not exist or cannot run here. */
 static int name_qmm_choice(bench_shape s, bench_contender *who)
 {
     const qmm_kernel *k;
@@ -40,31 +41,22 @@ static enum bench_exit run_shapes(const bench_options *opt)
     /* Every kernel is resolved before anything runs, so that a kernel this
      * CPU cannot run is refused rather than executed. */
     bench_contender who[BENCH_MAX_CONTENDERS] = {{0}};
-    size_t count = 1;
-    if (opt->kernel != NULL) {
-        who[0].forced = bench_lookup_kernel("--kernel", opt->kernel);
-        if (who[0].forced == NULL)
-            return EXIT_BAD_REQUEST;
-        who[0].name = who[0].forced->name;
+    if (opt->kernel != NULL &&
+        (who[0].forced = bench_lookup_kernel("--kernel", opt->kernel)) == NULL)
+        return EXIT_BAD_REQUEST;
+    if (opt->vs != NULL && (who[1].forced = bench_lookup_kernel("--vs", opt->vs)) == NULL)
+        return EXIT_BAD_REQUEST;
+    /* Without --vs, both run --kernel's kernel, or qmm's choice, and differ
+     * by the second value of --threads, --out or --a, if any. */
+    if (opt->vs == NULL)
+        who[1].forced = who[0].forced;
+    for (size_t w = 0; w < BENCH_MAX_CONTENDERS; w++) {
+        who[w].name = who[w].forced != NULL ? who[w].forced->name : "qmm's choice";
+        who[w].threads = opt->threads[w];
+        who[w].a = opt->a[w];
+        who[w].out = opt->out[w];
     }
-    if (opt->vs != NULL) {
-        who[1].forced = bench_lookup_kernel("--vs", opt->vs);
-        if (who[1].forced == NULL)
-            return EXIT_BAD_REQUEST;
-        who[1].name = who[1].forced->name;
-        count = 2;
-    }
-
-    if (opt->kernel == NULL)
-        who[0].name = "qmm's choice";
-    for (size_t w = 0; w < BENCH_MAX_CONTENDERS; w++)
-        who[w].threads = opt->threads[0];
-    if (opt->threads[1] != 0) {
-        /* One kernel (qmm's choice or --kernel's) on two thread counts. */
-        who[1] = who[0];
-        who[1].threads = opt->threads[1];
-        count = 2;
-    }
+    size_t count = opt->contenders;
 
     bench_report_begin(opt->csv, who, count);
     enum bench_exit result = EXIT_ALL_PASSED;

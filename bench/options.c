@@ -15,31 +15,50 @@ void bench_print_usage(FILE *out)
 {
     fprintf(out,
             "usage: qmm-bench [--shape MxKxN]... [--reps N] [--kernel NAME [--vs NAME]]\n"
-            "                 [--threads N[,M]] [--csv]\n"
+            "                 [--threads N[,M]] [--out X[,Y]] [--a X[,Y]] [--csv]\n"
             "       qmm-bench --list [--csv]\n"
             "       qmm-bench --help\n"
             "\n"
-            "Times qmm on C[MxN] = A[MxK].B[KxN] (int8 in, int32 out, packing included)\n"
-            "and checks every result against an exact reference on up to %d entries.\n"
+            "Times qmm on C[MxN] = A[MxK].B[KxN] (int8 in, int32 out unless --a or --out\n"
+            "say otherwise, packing included) and checks every result against an exact\n"
+            "reference on up to %d entries.\n"
             "\n"
             "  --shape MxKxN  time this shape; repeatable; replaces the default shapes\n"
             "                 (256^3, 512^3, 1024^3, MiniLM and InceptionV1 layers)\n"
             "  --reps N       timed calls per shape (default: about %g s of calls per\n"
             "                 kernel, from %d to %d), after one untimed warm-up call\n"
-            "  --kernel NAME  run this kernel for every shape instead of qmm's choice\n"
+            "  --kernel NAME  run this kernel for every shape instead of qmm's choice;\n"
+            "                 int8 A to int32 only (for the others, QMM_KERNEL=NAME in\n"
+            "                 the environment forces a kernel on every call)\n"
             "  --vs NAME      with --kernel: run NAME too, alternating calls on the same\n"
             "                 data, and report the speed ratio NAME / --kernel\n"
             "  --threads N    run qmm on N threads (default: qmm's own count, from\n"
             "                 QMM_NUM_THREADS or the CPUs this process may use)\n"
             "  --threads N,M  run on N and on M threads, alternating calls on the same\n"
-            "                 data, and report the speed ratio M / N (not with --vs)\n"
+            "                 data, and report the speed ratio M / N\n"
+            "  --out X        C's type and output stage, through qmm_gemm but for i32:\n"
+            "                   i32       int32, the exact sums (the default)\n"
+            "                   f32       float, dequantized by a scale and bias per column\n"
+            "                   s8        int8, requantized by TFLite's rule: multiplier,\n"
+            "                             shift and int32 bias per column, zero point %d\n"
+            "                   s8:float  int8, the same with ONNX's rule: a float scale\n"
+            "                             per column, rounded to nearest even\n"
+            "  --out X,Y      run both, alternating calls on the same data, and report\n"
+            "                 the speed ratio Y / X\n"
+            "  --a X          A's type: i8 (the default), or u8 with zero point %d,\n"
+            "                 through qmm_gemm\n"
+            "  --a X,Y        run both, alternating calls on the same data, and report\n"
+            "                 the speed ratio Y / X\n"
             "  --csv          a header line, then one comma-separated line per shape\n"
             "  --list         the kernels in this build and whether this CPU runs them\n"
             "  --help         this text\n"
             "\n"
+            "--vs, --threads N,M, --out X,Y and --a X,Y each add a second run: one at most.\n"
+            "\n"
             "Exit status: 0 when every check passed; 1 when a check or a call failed;\n"
             "2 for bad arguments, or a kernel that does not exist or cannot run here.\n",
-            BENCH_CHECK_SAMPLES, BENCH_TARGET_SECONDS, BENCH_MIN_REPS, BENCH_MAX_REPS);
+            BENCH_CHECK_SAMPLES, BENCH_TARGET_SECONDS, BENCH_MIN_REPS, BENCH_MAX_REPS,
+            BENCH_OUT_ZERO_POINT, BENCH_A_ZERO_POINT);
 }
 
 /* A decimal number from 1 to max at *p, which is moved past it; digits only,
@@ -76,14 +95,46 @@ static int parse_shape(const char *text, bench_shape *out)
     return *text == '\0';
 }
 
-/* "N" or "N,M", each from 1 to QMM_MAX_THREADS. */
-static int parse_threads(const char *text, size_t out[2])
+/* "N" or "N,M", each from 1 to QMM_MAX_THREADS, into out[0] and out[1]
+ * (M = N when one is given): how many were given, 0 when text is not that. */
+static size_t parse_threads(const char *text, size_t out[2])
 {
     if (!read_number(&text, QMM_MAX_THREADS, &out[0]))
         return 0;
-    if (*text == ',' && (++text, !read_number(&text, QMM_MAX_THREADS, &out[1])))
+    out[1] = out[0];
+    if (*text == '\0')
+        return 1;
+    int second = *text++ == ',' && read_number(&text, QMM_MAX_THREADS, &out[1]);
+    return second && *text == '\0' ? 2 : 0;
+}
+
+/* One of names[0..count) at *p, up to a comma or the end, which *p is moved
+ * to: its index into *out. */
+static int read_name(const char **p, const char *const *names, size_t count, size_t *out)
+{
+    const size_t length = strcspn(*p, ",");
+    for (size_t i = 0; i < count; i++) {
+        if (strlen(names[i]) == length && strncmp(*p, names[i], length) == 0) {
+            *p += length;
+            *out = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* "X" or "X,Y", each one of names[0..count), into out[0] and out[1] as
+ * parse_threads does numbers. */
+static size_t parse_names(const char *text, const char *const *names, size_t count,
+                          size_t out[2])
+{
+    if (!read_name(&text, names, count, &out[0]))
         return 0;
-    return *text == '\0';
+    out[1] = out[0];
+    if (*text == '\0')
+        return 1;
+    int second = *text++ == ',' && read_name(&text, names, count, &out[1]);
+    return second && *text == '\0' ? 2 : 0;
 }
 
 static int parse_reps(const char *text, size_t *out)
@@ -102,6 +153,31 @@ static int is(const char *arg, const char *option)
     return strcmp(arg, option) == 0;
 }
 
+/* How many values each list option was given: 0 when absent. */
+typedef struct list_sizes {
+    size_t threads, out, a;
+} list_sizes;
+
+/* The rules between options, and the contenders they give. */
+static bench_parse_result count_contenders(bench_options *opt, list_sizes given)
+{
+    if (opt->vs != NULL && opt->kernel == NULL)
+        return bad("--vs needs --kernel, the kernel it is compared with", "");
+    size_t seconds = (size_t)((opt->vs != NULL) + (given.threads == 2) + (given.out == 2) +
+                              (given.a == 2));
+    if (seconds > 1)
+        return bad("only one of --vs, --threads N,M, --out X,Y and --a X,Y may give a second "
+                   "run", "");
+    opt->contenders = 1 + seconds;
+    /* qmm_gemm has no entry with a kernel forced, and QMM_KERNEL is read
+     * once per process, so the bench cannot force one on it by itself. */
+    if (opt->kernel != NULL && (bench_is_quantized(opt->a[0], opt->out[0]) ||
+                                bench_is_quantized(opt->a[1], opt->out[1])))
+        return bad("--kernel runs int8 A to int32 only: for --a u8 or --out other than i32, "
+                   "force a kernel with QMM_KERNEL=NAME in the environment", "");
+    return BENCH_PARSE_RUN;
+}
+
 bench_parse_result bench_parse_options(int argc, char **argv, bench_options *opt)
 {
     memset(opt, 0, sizeof *opt);
@@ -110,6 +186,9 @@ bench_parse_result bench_parse_options(int argc, char **argv, bench_options *opt
     if (opt->parsed_shapes == NULL)
         return bad("out of memory", "");
     size_t shapes = 0;
+    list_sizes given = {0};
+    /* Indices into bench_out_names and bench_a_names: i32 and i8 unless given. */
+    size_t out[2] = {BENCH_OUT_I32, BENCH_OUT_I32}, a[2] = {QMM_TYPE_I8, QMM_TYPE_I8};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (is(arg, "--help") || is(arg, "-h"))
@@ -124,7 +203,7 @@ bench_parse_result bench_parse_options(int argc, char **argv, bench_options *opt
         }
         /* The other options take a value. */
         if (!is(arg, "--kernel") && !is(arg, "--vs") && !is(arg, "--reps") &&
-            !is(arg, "--shape") && !is(arg, "--threads"))
+            !is(arg, "--shape") && !is(arg, "--threads") && !is(arg, "--out") && !is(arg, "--a"))
             return bad("unknown argument ", arg);
         if (i + 1 == argc)
             return bad("missing value after ", arg);
@@ -136,20 +215,26 @@ bench_parse_result bench_parse_options(int argc, char **argv, bench_options *opt
         else if (is(arg, "--reps") && !parse_reps(value, &opt->reps))
             return bad("--reps needs a whole number from 1 to " VALUE_TEXT(MAX_USER_REPS) ", not ",
                        value);
-        else if (is(arg, "--threads") && !parse_threads(value, opt->threads))
+        else if (is(arg, "--threads") && (given.threads = parse_threads(value, opt->threads)) == 0)
             return bad("--threads needs N or N,M, whole numbers from 1 to " VALUE_TEXT(
                            QMM_MAX_THREADS) ", not ",
                        value);
+        else if (is(arg, "--out") &&
+                 (given.out = parse_names(value, bench_out_names, BENCH_OUT_COUNT, out)) == 0)
+            return bad("--out needs X or X,Y, each i32, f32, s8 or s8:float, not ", value);
+        else if (is(arg, "--a") &&
+                 (given.a = parse_names(value, bench_a_names, BENCH_A_TYPES, a)) == 0)
+            return bad("--a needs X or X,Y, each i8 or u8, not ", value);
         else if (is(arg, "--shape") && !parse_shape(value, &opt->parsed_shapes[shapes++]))
             return bad("--shape needs MxKxN with every size at least 1, not ", value);
     }
-    if (opt->vs != NULL && opt->kernel == NULL)
-        return bad("--vs needs --kernel, the kernel it is compared with", "");
-    if (opt->vs != NULL && opt->threads[1] != 0)
-        return bad("--vs compares kernels on one thread count: give --threads one count", "");
+    for (int w = 0; w < 2; w++) {
+        opt->out[w] = (bench_out)out[w];
+        opt->a[w] = (qmm_type)a[w];
+    }
     opt->shapes = shapes > 0 ? opt->parsed_shapes : bench_default_shapes;
     opt->shape_count = shapes > 0 ? shapes : bench_default_shape_count;
-    return BENCH_PARSE_RUN;
+    return count_contenders(opt, given);
 }
 
 void bench_free_options(bench_options *opt)

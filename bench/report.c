@@ -22,6 +22,16 @@ static size_t threads_of(const bench_contender *who)
     return who->threads != 0 ? who->threads : qmm_get_num_threads();
 }
 
+/* What a contender multiplies: A's type and C's, as the report shows them. */
+static void format_operation(const bench_contender *who, char *text, size_t size)
+{
+    if (who->a == QMM_TYPE_U8)
+        snprintf(text, size, "uint8 A (zero point %d), out %s", BENCH_A_ZERO_POINT,
+                 bench_out_names[who->out]);
+    else
+        snprintf(text, size, "int8 A, out %s", bench_out_names[who->out]);
+}
+
 /* A contender's thread count as the report shows it. */
 static void format_threads(const bench_contender *who, char *text, size_t size)
 {
@@ -33,22 +43,27 @@ static void format_threads(const bench_contender *who, char *text, size_t size)
 
 void bench_report_begin(int csv, const bench_contender *who, size_t count)
 {
-    char ta[64], tb[64];
+    char ta[64], tb[64], oa[64], ob[64];
     format_threads(&who[0], ta, sizeof ta);
     format_threads(&who[count - 1], tb, sizeof tb);
+    format_operation(&who[0], oa, sizeof oa);
+    format_operation(&who[count - 1], ob, sizeof ob);
     if (!csv && count == 1)
-        printf("on %s\n", ta);
+        printf("on %s: %s\n", ta, oa);
     if (count == 1 && csv)
-        printf("m,k,n,kernel,threads,reps,median_seconds,gops,check\n");
+        printf("m,k,n,kernel,threads,reps,median_seconds,gops,check,a_type,out\n");
     else if (count == 1)
         printf("%-*s %-*s %6s %12s %9s  %s\n", SHAPE_WIDTH, "shape MxKxN",
                bench_kernel_name_width(), "kernel", "reps", "median us", "GOPS", "check");
     else if (csv)
         printf("m,k,n,kernel_a,kernel_b,threads_a,threads_b,reps,median_seconds_a,gops_a,"
-               "median_seconds_b,gops_b,ratio_b_over_a,check_a,check_b\n");
+               "median_seconds_b,gops_b,ratio_b_over_a,check_a,check_b,a_type_a,out_a,"
+               "a_type_b,out_b\n");
     else
-        printf("A = %s on %s\nB = %s on %s\n%-*s %6s %12s %9s %12s %9s %7s  %-7s %s\n",
-               who[0].name, ta, who[1].name, tb, SHAPE_WIDTH, "shape MxKxN", "reps", "A median us", "A GOPS",
+        printf("A = %s, %s, on %s\nB = %s, %s, on %s\n"
+               "%-*s %6s %12s %9s %12s %9s %7s  %-7s %s\n",
+               who[0].name, oa, ta, who[1].name, ob, tb, SHAPE_WIDTH, "shape MxKxN", "reps",
+               "A median us", "A GOPS",
                "B median us", "B GOPS", "B/A", "check A", "check B");
     /* Out before any complaint on stderr, even when stdout is a pipe. */
     fflush(stdout);
@@ -59,9 +74,9 @@ static void print_single(int csv, bench_shape s, const bench_contender *who,
 {
     const bench_outcome *o = &r->per[0];
     if (csv) {
-        printf("%zu,%zu,%zu,%s,%zu,%zu,%.9g,%.4f,%s\n", s.m, s.k, s.n, who->name,
-               threads_of(who), r->reps,
-               o->median_seconds, gops(s, o->median_seconds), verdict(o));
+        printf("%zu,%zu,%zu,%s,%zu,%zu,%.9g,%.4f,%s,%s,%s\n", s.m, s.k, s.n, who->name,
+               threads_of(who), r->reps, o->median_seconds, gops(s, o->median_seconds),
+               verdict(o), bench_a_names[who->a], bench_out_names[who->out]);
         return;
     }
     char text[BENCH_SHAPE_TEXT_SIZE];
@@ -78,10 +93,12 @@ static void print_comparison(int csv, bench_shape s, const bench_contender *who,
     /* Speed of B relative to A: above 1 when B is faster. */
     double ratio = x->median_seconds / y->median_seconds;
     if (csv) {
-        printf("%zu,%zu,%zu,%s,%s,%zu,%zu,%zu,%.9g,%.4f,%.9g,%.4f,%.4f,%s,%s\n", s.m, s.k,
-               s.n, who[0].name, who[1].name, threads_of(&who[0]), threads_of(&who[1]), r->reps, x->median_seconds,
-               gops(s, x->median_seconds), y->median_seconds, gops(s, y->median_seconds),
-               ratio, verdict(x), verdict(y));
+        printf("%zu,%zu,%zu,%s,%s,%zu,%zu,%zu,%.9g,%.4f,%.9g,%.4f,%.4f,%s,%s,%s,%s,%s,%s\n",
+               s.m, s.k, s.n, who[0].name, who[1].name, threads_of(&who[0]),
+               threads_of(&who[1]), r->reps, x->median_seconds, gops(s, x->median_seconds),
+               y->median_seconds, gops(s, y->median_seconds), ratio, verdict(x), verdict(y),
+               bench_a_names[who[0].a], bench_out_names[who[0].out], bench_a_names[who[1].a],
+               bench_out_names[who[1].out]);
         return;
     }
     char text[BENCH_SHAPE_TEXT_SIZE];
@@ -94,17 +111,19 @@ static void print_comparison(int csv, bench_shape s, const bench_contender *who,
 
 static void explain_failure(bench_shape s, const bench_contender *who, const bench_outcome *o)
 {
-    char text[BENCH_SHAPE_TEXT_SIZE];
+    char text[BENCH_SHAPE_TEXT_SIZE], operation[64];
     bench_format_shape(s, text);
+    format_operation(who, operation, sizeof operation);
     if (o->status != QMM_OK)
-        fprintf(stderr, "qmm-bench: %s %s: the call failed: %s\n", text, who->name,
-                qmm_status_str(o->status));
+        fprintf(stderr, "qmm-bench: %s %s (%s): the call failed: %s\n", text, who->name,
+                operation, qmm_status_str(o->status));
+    /* %.10g: every int32 whole, every float to the bit. */
     if (o->check.wrong != 0)
         fprintf(stderr,
-                "qmm-bench: %s %s: %zu of %zu checked entries wrong; first C(%zu,%zu) = "
-                "%ld, expected %ld\n",
-                text, who->name, o->check.wrong, o->check.checked, o->check.i, o->check.j,
-                (long)o->check.got, (long)o->check.want);
+                "qmm-bench: %s %s (%s): %zu of %zu checked entries wrong; first C(%zu,%zu) = "
+                "%.10g, expected %.10g\n",
+                text, who->name, operation, o->check.wrong, o->check.checked, o->check.i,
+                o->check.j, o->check.got, o->check.want);
 }
 
 void bench_report_shape(int csv, bench_shape s, const bench_contender *who, size_t count,

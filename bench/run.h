@@ -10,6 +10,7 @@
 
 #include "kernels/kernel.h"
 #include "qmm/qmm.h"
+#include "quantized.h"
 #include "reference.h"
 #include "shapes.h"
 
@@ -22,14 +23,17 @@
 #define BENCH_MAX_REPS 1000
 
 /* At most two: a kernel and the one it is compared with (--vs), or one
- * kernel on two thread counts (--threads N,M). */
+ * kernel on two thread counts (--threads N,M), with two output stages
+ * (--out X,Y) or with two types of A (--a X,Y). */
 #define BENCH_MAX_CONTENDERS 2
 
-/* What computes the product. */
+/* What computes the product, and which product. */
 typedef struct bench_contender {
     const char *name;           /* the kernel, as the report shows it */
-    const qmm_kernel *forced;   /* NULL: the public qmm_i8_i32 chooses, packing included */
+    const qmm_kernel *forced;   /* NULL: qmm chooses, packing included; else int8 A to int32 */
     size_t threads;             /* qmm_set_num_threads before each call; 0: qmm's default */
+    qmm_type a;                 /* A's type (quantized.h) */
+    bench_out out;              /* C's type and stage: other than int8 A to int32, qmm_gemm */
 } bench_contender;
 
 typedef struct bench_outcome {

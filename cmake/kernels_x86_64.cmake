@@ -1,6 +1,7 @@
-# ISA flags of the x86_64 kernels and bulk packers (included by the top-level
+# ISA flags of the x86_64 kernels, bulk packers and output stages (included by the top-level
 # CMakeLists.txt). The library targets baseline x86-64; only the files that run
-# behind a CPU check (the registry's for kernels, pack/bulk.c's for packers)
+# behind a CPU check (the registry's for kernels, pack/bulk.c's for packers,
+# output/epilogue.c's for the stage)
 # are compiled for their ISA, named by the end of the file name: *_avx2.c for
 # AVX2, *_avx512vnni.c for AVX-512 F/BW/VL + VNNI. No file here uses FMA.
 foreach(source IN LISTS QMM_ISA_SOURCES)

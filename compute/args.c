@@ -77,22 +77,23 @@ static int sizes_fit(size_t a, size_t b)
 }
 
 /* An input with at least one element: not NULL, and a span that fits. */
-static qmm_status input_span(const char *name, const int8_t *p, size_t rows, size_t cols,
+static qmm_status input_span(const char *name, const void *p, size_t rows, size_t cols,
                              ptrdiff_t rs, ptrdiff_t cs, span *out)
 {
     if (p == NULL) {
         qmm_log("invalid argument: %s is NULL", name);
         return QMM_ERR_INVALID_ARG;
     }
-    if (!operand_span(p, rows, cols, rs, cs, sizeof *p, out)) {
+    if (!operand_span(p, rows, cols, rs, cs, 1, out)) {
         qmm_log("invalid argument: %s's extent overflows the address space", name);
         return QMM_ERR_INVALID_ARG;
     }
     return QMM_OK;
 }
 
-/* The output, m, n > 0: not NULL, distinct elements, a span that fits. */
-static qmm_status output_span(size_t m, size_t n, const int32_t *c, ptrdiff_t rsc,
+/* The output, m, n > 0, of elem-byte elements: not NULL, distinct
+ * elements, a span that fits. */
+static qmm_status output_span(size_t m, size_t n, const void *c, size_t elem, ptrdiff_t rsc,
                               ptrdiff_t csc, span *out)
 {
     if (c == NULL)
@@ -102,12 +103,12 @@ static qmm_status output_span(size_t m, size_t n, const int32_t *c, ptrdiff_t rs
     if (!c_elements_distinct(m, n, rsc, csc))
         return invalid("C's strides make two elements share memory "
                        "(need |rsc| >= n*|csc| or |csc| >= m*|rsc|)");
-    if (!operand_span(c, m, n, rsc, csc, sizeof *c, out))
+    if (!operand_span(c, m, n, rsc, csc, elem, out))
         return invalid("C's extent overflows the address space");
     return QMM_OK;
 }
 
-qmm_status qmm_check_a(size_t m, size_t k, const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa)
+qmm_status qmm_check_a(size_t m, size_t k, const void *a, ptrdiff_t rsa, ptrdiff_t csa)
 {
     span as;
     if (m == 0 || k == 0)
@@ -118,13 +119,13 @@ qmm_status qmm_check_a(size_t m, size_t k, const int8_t *a, ptrdiff_t rsa, ptrdi
 }
 
 /* B and C, with C's span in *cs when both are non-empty. */
-static qmm_status check_b_c(size_t m, size_t n, size_t k, const int8_t *b, ptrdiff_t rsb,
-                            ptrdiff_t csb, const int32_t *c, ptrdiff_t rsc, ptrdiff_t csc,
-                            span *cs)
+static qmm_status check_b_c(size_t m, size_t n, size_t k, const void *b, ptrdiff_t rsb,
+                            ptrdiff_t csb, const void *c, size_t c_elem, ptrdiff_t rsc,
+                            ptrdiff_t csc, span *cs)
 {
     if (!sizes_fit(m, n) || k > PTRDIFF_MAX)
         return invalid("m, n and k must be at most PTRDIFF_MAX");
-    qmm_status st = output_span(m, n, c, rsc, csc, cs);
+    qmm_status st = output_span(m, n, c, c_elem, rsc, csc, cs);
     if (st != QMM_OK || k == 0)
         return st;
     span bs;
@@ -134,24 +135,25 @@ static qmm_status check_b_c(size_t m, size_t n, size_t k, const int8_t *b, ptrdi
     return st;
 }
 
-qmm_status qmm_check_b_c(size_t m, size_t n, size_t k, const int8_t *b, ptrdiff_t rsb,
-                         ptrdiff_t csb, const int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
+qmm_status qmm_check_b_c(size_t m, size_t n, size_t k, const void *b, ptrdiff_t rsb,
+                         ptrdiff_t csb, const void *c, size_t c_elem, ptrdiff_t rsc,
+                         ptrdiff_t csc)
 {
     span cs;
     if (m == 0 || n == 0)
         return QMM_OK;
-    return check_b_c(m, n, k, b, rsb, csb, c, rsc, csc, &cs);
+    return check_b_c(m, n, k, b, rsb, csb, c, c_elem, rsc, csc, &cs);
 }
 
 qmm_status qmm_check_args(size_t m, size_t n, size_t k,
-                          const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa,
-                          const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
-                          const int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
+                          const void *a, ptrdiff_t rsa, ptrdiff_t csa,
+                          const void *b, ptrdiff_t rsb, ptrdiff_t csb,
+                          const void *c, size_t c_elem, ptrdiff_t rsc, ptrdiff_t csc)
 {
     span cs, as;
     if (m == 0 || n == 0)
         return QMM_OK;
-    qmm_status st = check_b_c(m, n, k, b, rsb, csb, c, rsc, csc, &cs);
+    qmm_status st = check_b_c(m, n, k, b, rsb, csb, c, c_elem, rsc, csc, &cs);
     if (st != QMM_OK || k == 0)
         return st;
     st = input_span("A", a, m, k, rsa, csa, &as);

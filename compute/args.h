@@ -7,19 +7,21 @@
 
 #include "qmm/qmm.h"
 
-/* QMM_OK when the strided call's arguments follow every rule; otherwise
- * QMM_ERR_INVALID_ARG, with the broken rule named on stderr under QMM_VERBOSE. */
+/* QMM_OK when the strided call's arguments follow every rule (A and B of
+ * bytes, C of c_elem-byte elements); otherwise QMM_ERR_INVALID_ARG, with
+ * the broken rule named on stderr under QMM_VERBOSE. */
 qmm_status qmm_check_args(size_t m, size_t n, size_t k,
-                          const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa,
-                          const int8_t *b, ptrdiff_t rsb, ptrdiff_t csb,
-                          const int32_t *c, ptrdiff_t rsc, ptrdiff_t csc);
+                          const void *a, ptrdiff_t rsa, ptrdiff_t csa,
+                          const void *b, ptrdiff_t rsb, ptrdiff_t csb,
+                          const void *c, size_t c_elem, ptrdiff_t rsc, ptrdiff_t csc);
 
 /* The rules for A alone, when a plan packs it: QMM_OK when m or k is 0. */
-qmm_status qmm_check_a(size_t m, size_t k, const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa);
+qmm_status qmm_check_a(size_t m, size_t k, const void *a, ptrdiff_t rsa, ptrdiff_t csa);
 
 /* The rules for B and C, when a plan runs with A already packed. */
-qmm_status qmm_check_b_c(size_t m, size_t n, size_t k, const int8_t *b, ptrdiff_t rsb,
-                         ptrdiff_t csb, const int32_t *c, ptrdiff_t rsc, ptrdiff_t csc);
+qmm_status qmm_check_b_c(size_t m, size_t n, size_t k, const void *b, ptrdiff_t rsb,
+                         ptrdiff_t csb, const void *c, size_t c_elem, ptrdiff_t rsc,
+                         ptrdiff_t csc);
 
 /* A row-major leading dimension: cols <= ld <= PTRDIFF_MAX. */
 int qmm_leading_dim_ok(size_t ld, size_t cols, const char *name);

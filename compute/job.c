@@ -17,17 +17,19 @@ typedef struct run_state {
     size_t call_bytes;
     int32_t *partials;       /*   tk - 1 partial copies of C, m x n, row-major */
     unsigned char *failed;   /*   per task: its workspace could not be had */
+    qmm_c_view sums;         /* the first part's sums: the job's c, or m x n in the buffer */
+    const qmm_epilogue *finish;  /* the stage, when the tasks finish their tiles */
 } run_state;
 
 static void run_task_in(const run_state *s, size_t t, unsigned char *ws)
 {
     size_t part;
     qmm_range r = qmm_partition_range(s->job, &s->part, t, &part);
-    qmm_c_view to = s->job->c;
+    qmm_c_view to = s->sums;
     if (part > 0)
         to = (qmm_c_view){s->partials + (part - 1) * s->job->m * s->job->n,
                           (ptrdiff_t)s->job->n, 1};
-    qmm_loops_run(s->job, &r, &to, ws);
+    qmm_loops_run(s->job, &r, &to, s->finish, ws);
 }
 
 static size_t task_workspace(const run_state *s, size_t t)
@@ -48,13 +50,23 @@ static void run_task(void *context, size_t t)
     run_task_in(s, t, ws);
 }
 
-/* Adds the partial sums of the depth parts after the first into C. */
+/* Adds the partial sums of the depth parts after the first to the first's,
+ * the last through the stage. */
 static void add_partials(const run_state *s)
 {
     const qmm_job *job = s->job;
     for (size_t p = 1; p < s->part.tk; p++)
-        qmm_tile_put(&job->c, 0, 0, job->m, job->n, s->partials + (p - 1) * job->m * job->n,
-                     job->n, QMM_TILE_ADD);
+        qmm_tile_put(&s->sums, p + 1 == s->part.tk ? job->epi : NULL, 0, 0, job->m, job->n,
+                     s->partials + (p - 1) * job->m * job->n, job->n, QMM_TILE_ADD);
+}
+
+/* Whether the sums of a C that is not int32 need a buffer of their own:
+ * when a tile's are made in several steps. */
+static int needs_sums_buffer(const run_state *s)
+{
+    const qmm_job *job = s->job;
+    return job->epi != NULL && job->epi->type != QMM_TYPE_I32 &&
+           (job->blk.k_blocks > 1 || s->part.tk > 1);
 }
 
 /* Sets aside, before any task writes C, all a run can need that might not
@@ -79,13 +91,26 @@ static qmm_status set_aside(run_state *s, size_t tasks)
     if (qmm_workspace(QMM_WS_TASK, need) == NULL)
         return QMM_ERR_NO_MEMORY;
     /* tk > 1 only for a C small enough (compute/partition.c): no overflow. */
-    const size_t partial_bytes =
-        (s->part.tk - 1) * s->job->m * s->job->n * sizeof(int32_t);
-    s->call = qmm_workspace_take(QMM_WS_CALL, partial_bytes + tasks, &s->call_bytes);
+    const size_t mn = s->job->m * s->job->n;
+    const size_t partial_bytes = (s->part.tk - 1) * mn * sizeof(int32_t);
+    size_t sums_bytes = 0;
+    if (needs_sums_buffer(s)) {
+        if (mn > (SIZE_MAX - partial_bytes - tasks) / sizeof(int32_t)) {
+            qmm_log("out of memory: the sums of a %zu x %zu C overflow size_t", s->job->m,
+                    s->job->n);
+            return QMM_ERR_NO_MEMORY;
+        }
+        sums_bytes = mn * sizeof(int32_t);
+    }
+    s->call = qmm_workspace_take(QMM_WS_CALL, sums_bytes + partial_bytes + tasks,
+                                 &s->call_bytes);
     if (s->call == NULL)
         return QMM_ERR_NO_MEMORY;
-    s->partials = (int32_t *)(void *)s->call;
-    s->failed = s->call + partial_bytes;
+    s->sums = s->job->c;
+    if (sums_bytes != 0)
+        s->sums = (qmm_c_view){(int32_t *)(void *)s->call, (ptrdiff_t)s->job->n, 1};
+    s->partials = (int32_t *)(void *)(s->call + sums_bytes);
+    s->failed = s->call + sums_bytes + partial_bytes;
     memset(s->failed, 0, tasks);
     return QMM_OK;
 }
@@ -94,6 +119,7 @@ static qmm_status run(const qmm_job *job)
 {
     qmm_team team = qmm_team_join(qmm_partition_threads(job));
     run_state s = {.job = job, .part = qmm_partition_choose(job, team.threads)};
+    s.finish = s.part.tk == 1 ? job->epi : NULL;
     const size_t tasks = qmm_partition_tasks(&s.part);
     qmm_team_shrink(&team, tasks);
     qmm_status st = set_aside(&s, tasks);
@@ -113,7 +139,7 @@ static qmm_status run(const qmm_job *job)
 qmm_status qmm_job_run(qmm_job *job)
 {
     if (job->k == 0) {
-        qmm_tile_put(&job->c, 0, 0, job->m, job->n, NULL, 0, QMM_TILE_STORE);
+        qmm_tile_put(&job->c, job->epi, 0, 0, job->m, job->n, NULL, 0, QMM_TILE_STORE);
         return QMM_OK;
     }
     qmm_status st = qmm_blocking_init(&job->blk, job->kern, job->m, job->n, job->k);

@@ -29,13 +29,18 @@ typedef struct qmm_job {
     ptrdiff_t rsa, csa;
     const int8_t *b;           /* element (p, j) at b[p*rsb + j*csb] */
     ptrdiff_t rsb, csb;
+    /* The output stage (output/epilogue.h), or NULL: C is the plain sums, in c. */
+    const qmm_epilogue *epi;
+    /* Where the sums go: C itself when it is int32 (epi NULL or of type
+     * QMM_TYPE_I32); for other outputs, qmm_job_run sets it to a buffer when
+     * a tile's sums are made in several steps (k blocks, depth parts). */
     qmm_c_view c;
 } qmm_job;
 
 /* Runs the job: fills its blocking (blk) for its kernel and sizes, then
- * computes C (zeros when k == 0). QMM_ERR_INVALID_ARG when the sizes
- * overflow, QMM_ERR_NO_MEMORY for want of memory, both before C is written
- * and said under QMM_VERBOSE. */
+ * computes C (from zero sums when k == 0). QMM_ERR_INVALID_ARG when the
+ * sizes overflow, QMM_ERR_NO_MEMORY for want of memory, both before C is
+ * written and said under QMM_VERBOSE. */
 qmm_status qmm_job_run(qmm_job *job);
 
 #endif

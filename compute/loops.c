@@ -106,6 +106,7 @@ typedef struct block_pair {
     const unsigned char *a_last;  /* in place: the packed last partial panel */
     const unsigned char *b;
     qmm_tile_mode mode;
+    const qmm_epilogue *finish;  /* the stage, in the range's last k block when it finishes C */
 } block_pair;
 
 static void walk_tiles(const qmm_job *job, const block_pair *w, const qmm_c_view *to)
@@ -121,13 +122,13 @@ static void walk_tiles(const qmm_job *job, const block_pair *w, const qmm_c_view
             const void *ap = w->a != NULL ? w->a + ir / mr * w->a_panel
                              : mv == mr   ? (const void *)(job->a + (ptrdiff_t)i * job->rsa)
                                           : w->a_last;
-            qmm_tile_compute(kern, w->kp, ap, bp, to, i, w->jc + jr, mv, nv, w->mode);
+            qmm_tile_compute(kern, w->kp, ap, bp, to, w->finish, i, w->jc + jr, mv, nv, w->mode);
         }
     }
 }
 
 void qmm_loops_run(const qmm_job *job, const qmm_range *r, const qmm_c_view *to,
-                   unsigned char *ws)
+                   const qmm_epilogue *finish, unsigned char *ws)
 {
     const qmm_blocking *blk = &job->blk;
     const unsigned mr = job->kern->mr;
@@ -138,7 +139,8 @@ void qmm_loops_run(const qmm_job *job, const qmm_range *r, const qmm_c_view *to,
                         .kp = qmm_block_depth(blk, kb),
                         .a_panel = qmm_block_a_panel(job->kern, blk, kb),
                         .b_panel = qmm_block_b_panel(job->kern, blk, kb),
-                        .mode = kb == r->kb0 ? QMM_TILE_STORE : QMM_TILE_ADD};
+                        .mode = kb == r->kb0 ? QMM_TILE_STORE : QMM_TILE_ADD,
+                        .finish = kb + 1 == r->kb1 ? finish : NULL};
         if (source == A_BY_DEPTH)
             pack_a_rows(job, kb, r->i0, r->i1 - r->i0, pa);
         for (w.jc = r->j0; w.jc < r->j1; w.jc += blk->nc) {

@@ -46,9 +46,10 @@ int qmm_loops_a_in_place(const qmm_job *job);
 size_t qmm_loops_workspace(const qmm_job *job, const qmm_range *r);
 
 /* Runs the nest over range r, writing its sums to `to` (C, or a buffer of
- * partial sums with C's extent), in a workspace of qmm_loops_workspace()
- * bytes aligned to QMM_WORKSPACE_ALIGN. */
+ * sums with C's extent), in a workspace of qmm_loops_workspace() bytes
+ * aligned to QMM_WORKSPACE_ALIGN; with finish not NULL, the tiles of the
+ * range's last k block go through that stage into C (compute/tile.h). */
 void qmm_loops_run(const qmm_job *job, const qmm_range *r, const qmm_c_view *to,
-                   unsigned char *ws);
+                   const qmm_epilogue *finish, unsigned char *ws);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include "../dispatch/choose.h"
 #include "../platform/log.h"
+#include "../output/describe.h"
 #include "args.h"
 #include "job.h"
 #include "packed_a.h"
@@ -76,6 +77,9 @@ static qmm_plan_role *sharable(qmm_plan *p, int r)
 
 static void plan_release(qmm_plan *p)
 {
+    free(p->weights_sums);
+    free(p->weights_neg_zps);
+    p->weights_sums = p->weights_neg_zps = NULL;
     for (int r = 0; r < QMM_ROLE_COUNT; r++) {
         int shared = 0;
         for (int q = 0; q < r; q++)
@@ -87,16 +91,40 @@ static void plan_release(qmm_plan *p)
         p->roles[r].packed_a = NULL;
 }
 
-static qmm_status plan_pack_a(qmm_plan *p, const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa)
+/* The weights' zero points and line sums, and, for uint8, their flipped
+ * copy (*copy, to free) to pack from; w is the plan's A. */
+static qmm_status prepare_weights(qmm_plan *p, const qmm_operand *w, int8_t **copy)
+{
+    const size_t m = p->m, k = p->k;
+    *copy = NULL;
+    p->weights_sums = calloc(m != 0 ? m : 1, sizeof(int32_t));
+    if (w->zero_point.per == QMM_PER_ROW)
+        p->weights_neg_zps = malloc((m != 0 ? m : 1) * sizeof(int32_t));
+    if (w->type == QMM_TYPE_U8 && m != 0 && k != 0)
+        *copy = m <= SIZE_MAX / k ? malloc(m * k) : NULL;
+    if (p->weights_sums == NULL || (w->zero_point.per == QMM_PER_ROW && p->weights_neg_zps == NULL) ||
+        (w->type == QMM_TYPE_U8 && m != 0 && k != 0 && *copy == NULL)) {
+        qmm_log("out of memory: the weights' sums and zero points (m=%zu k=%zu)", m, k);
+        return QMM_ERR_NO_MEMORY;
+    }
+    p->weights = qmm_side_zero_points(w, m, p->weights_neg_zps);
+    qmm_side_data(&p->weights, w, 0, m, k, 1, p->weights_sums, *copy);
+    return QMM_OK;
+}
+
+/* Packs the weights w, the plan's A (its zero point per row when per
+ * channel), with their sums. */
+static qmm_status plan_pack_weights(qmm_plan *p, const qmm_operand *w)
 {
     if (p->packed) {
         qmm_log("invalid argument: the plan's A is already packed");
         return QMM_ERR_INVALID_ARG;
     }
-    qmm_status st = qmm_check_a(p->m, p->k, a, rsa, csa);
-    if (st != QMM_OK)
-        return st;
-    for (int r = 0; r < QMM_ROLE_COUNT; r++) {
+    qmm_status st = qmm_check_a(p->m, p->k, w->data, w->rs, w->cs);
+    int8_t *copy = NULL;
+    if (st == QMM_OK)
+        st = prepare_weights(p, w, &copy);
+    for (int r = 0; r < QMM_ROLE_COUNT && st == QMM_OK; r++) {
         qmm_plan_role *role = &p->roles[r];
         if (role->kernel == NULL || role->packed_bytes == 0)
             continue;
@@ -109,10 +137,17 @@ static qmm_status plan_pack_a(qmm_plan *p, const int8_t *a, ptrdiff_t rsa, ptrdi
         if (role->packed_a == NULL) {
             qmm_log("out of memory: %zu bytes for A packed for %s", role->packed_bytes,
                     role->kernel->name);
-            plan_release(p);
-            return QMM_ERR_NO_MEMORY;
+            st = QMM_ERR_NO_MEMORY;
+            break;
         }
-        qmm_packed_a_fill(role->kernel, &role->blk, p->m, p->k, a, rsa, csa, role->packed_a);
+        qmm_packed_a_fill(role->kernel, &role->blk, p->m, p->k, p->weights.data,
+                          p->weights.rs, p->weights.cs, role->packed_a);
+    }
+    free(copy);
+    p->weights.data = NULL;
+    if (st != QMM_OK) {
+        plan_release(p);
+        return st;
     }
     p->packed = 1;
     return QMM_OK;
@@ -128,8 +163,9 @@ const qmm_kernel *qmm_plan_kernel(const qmm_plan *p, size_t n)
 static qmm_status plan_run(const qmm_plan *p, size_t n, const int8_t *b, ptrdiff_t rsb,
                            ptrdiff_t csb, int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
 {
-    if (!p->packed) {
-        qmm_log("invalid argument: qmm_plan_run before qmm_plan_pack_a");
+    if (!p->packed || p->transposed || p->weights.has_zp) {
+        qmm_log("invalid argument: qmm_plan_run needs a plan with int8 weights A without "
+                "zero point, packed by qmm_plan_pack_a (else qmm_plan_gemm)");
         return QMM_ERR_INVALID_ARG;
     }
     if (n == 0)
@@ -139,7 +175,7 @@ static qmm_status plan_run(const qmm_plan *p, size_t n, const int8_t *b, ptrdiff
         qmm_log("invalid argument: n=%zu for a plan made for n=%zu", n, p->n);
         return QMM_ERR_INVALID_ARG;
     }
-    qmm_status st = qmm_check_b_c(p->m, n, p->k, b, rsb, csb, c, rsc, csc);
+    qmm_status st = qmm_check_b_c(p->m, n, p->k, b, rsb, csb, c, sizeof *c, rsc, csc);
     if (st != QMM_OK || p->m == 0)
         return st;
     qmm_job job = {.kern = kern, .m = p->m, .n = n, .k = p->k,
@@ -178,7 +214,82 @@ qmm_status qmm_plan_pack_a(qmm_plan *plan, const int8_t *a, size_t lda)
 {
     if (plan == NULL || !qmm_leading_dim_ok(lda, plan->k, "lda"))
         return QMM_ERR_INVALID_ARG;
-    return plan_pack_a(plan, a, (ptrdiff_t)lda, 1);
+    const qmm_operand w = {.type = QMM_TYPE_I8, .data = a, .rs = (ptrdiff_t)lda, .cs = 1};
+    return plan_pack_weights(plan, &w);
+}
+
+qmm_status qmm_plan_create_gemm(qmm_plan **plan, const qmm_gemm_desc *d, qmm_weights weights)
+{
+    if (plan == NULL || d == NULL || (weights != QMM_WEIGHTS_A && weights != QMM_WEIGHTS_B)) {
+        qmm_log("invalid argument: a NULL plan pointer or descriptor, or weights neither A nor B");
+        return QMM_ERR_INVALID_ARG;
+    }
+    const int tr = weights == QMM_WEIGHTS_B;
+    const qmm_operand *src = tr ? &d->b : &d->a;
+    /* The weights as the plan's A: the caller's B transposed. */
+    qmm_operand w = *src;
+    if (tr) {
+        w.rs = src->cs;
+        w.cs = src->rs;
+        if (w.zero_point.per == QMM_PER_COL)
+            w.zero_point.per = QMM_PER_ROW;
+    }
+    const size_t m = tr ? d->n : d->m, n = tr ? d->m : d->n;
+    if (m > PTRDIFF_MAX) {
+        qmm_log("invalid argument: the weights' %s must be at most PTRDIFF_MAX", tr ? "n" : "m");
+        return QMM_ERR_INVALID_ARG;
+    }
+    qmm_status st = qmm_operand_check(src, tr ? "B" : "A", tr ? QMM_PER_COL : QMM_PER_ROW, m);
+    qmm_plan *p = NULL;
+    if (st == QMM_OK)
+        st = qmm_plan_create(&p, m, n, d->k);
+    if (st != QMM_OK)
+        return st;
+    p->transposed = tr;
+    if ((st = plan_pack_weights(p, &w)) != QMM_OK) {
+        qmm_plan_destroy(p);
+        return st;
+    }
+    *plan = p;
+    return QMM_OK;
+}
+
+qmm_status qmm_plan_gemm(const qmm_plan *p, const qmm_gemm_desc *d)
+{
+    if (p == NULL || d == NULL || !p->packed) {
+        qmm_log("invalid argument: a NULL or unpacked plan, or a NULL descriptor");
+        return QMM_ERR_INVALID_ARG;
+    }
+    const int tr = p->transposed;
+    /* The run's sizes in the plan's coordinates. */
+    const size_t m = tr ? d->n : d->m, n = tr ? d->m : d->n;
+    if (m != p->m || d->k != p->k || (p->n != QMM_N_SYMBOLIC && n != p->n && n != 0)) {
+        qmm_log("invalid argument: m=%zu n=%zu k=%zu for a plan of other sizes", d->m, d->n,
+                d->k);
+        return QMM_ERR_INVALID_ARG;
+    }
+    const size_t elem = qmm_type_bytes(d->c.type);
+    if (elem == 0) {
+        qmm_log("invalid argument: the output type is unknown");
+        return QMM_ERR_INVALID_ARG;
+    }
+    const qmm_operand *x = tr ? &d->a : &d->b;
+    qmm_status st = tr ? qmm_check_b_c(m, n, d->k, x->data, x->cs, x->rs, d->c.data, elem,
+                                       d->c.cs, d->c.rs)
+                       : qmm_check_b_c(m, n, d->k, x->data, x->rs, x->cs, d->c.data, elem,
+                                       d->c.rs, d->c.cs);
+    if (st != QMM_OK || d->m == 0 || d->n == 0)
+        return st;
+    st = qmm_operand_check(x, tr ? "A" : "B", tr ? QMM_PER_ROW : QMM_PER_COL, tr ? d->m : d->n);
+    if (st == QMM_OK)
+        st = qmm_output_check(&d->c, d->m, d->n);
+    if (st != QMM_OK)
+        return st;
+    const qmm_plan_role *role = &p->roles[role_for(n)];
+    qmm_job job = {.kern = qmm_plan_kernel(p, n), .packed_a = role->packed_a};
+    if (tr)
+        return qmm_quantized_run(d, &job, 1, (qmm_side){0}, 1, p->weights, 0);
+    return qmm_quantized_run(d, &job, 0, p->weights, 0, (qmm_side){0}, 1);
 }
 
 qmm_status qmm_plan_run(const qmm_plan *plan, size_t n, const int8_t *b, size_t ldb,

@@ -14,6 +14,7 @@
 #include "../kernels/kernel.h"
 #include "blocking.h"
 #include "qmm/qmm.h"
+#include "quantized.h"
 
 enum qmm_role { QMM_ROLE_MATRIX, QMM_ROLE_GEMV, QMM_ROLE_COUNT };
 
@@ -24,10 +25,17 @@ typedef struct qmm_plan_role {
     void *packed_a;            /* owned, unless the same pointer as an earlier role's */
 } qmm_plan_role;
 
+/* In the coordinates of the product the plan computes: its A is the
+ * weights, so a plan whose weights are the caller's B (transposed) computes
+ * C^T = W^T X^T, m being the caller's n and n the caller's m. */
 struct qmm_plan {
     size_t m, n, k;            /* n may be QMM_N_SYMBOLIC */
     qmm_plan_role roles[QMM_ROLE_COUNT];
     int packed;
+    int transposed;
+    qmm_side weights;          /* zero points and line sums of the weights (data NULL) */
+    int32_t *weights_sums;     /* owned: the m line sums */
+    int32_t *weights_neg_zps;  /* owned: per-line zero points, or NULL */
 };
 
 /* The kernel a run with this n uses; NULL if the plan cannot run n. */

@@ -1,7 +1,8 @@
 #include "tile.h"
 
-void qmm_tile_put(const qmm_c_view *to, size_t i, size_t j, size_t mv, size_t nv,
-                  const int32_t *from, size_t from_rs, qmm_tile_mode mode)
+/* Sums into the view: stored, or added with wrap-around. */
+static void put_sums(const qmm_c_view *to, size_t i, size_t j, size_t mv, size_t nv,
+                     const int32_t *from, size_t from_rs, qmm_tile_mode mode)
 {
     int32_t *c = to->c + ((ptrdiff_t)i * to->rs + (ptrdiff_t)j * to->cs);
     for (size_t ii = 0; ii < mv; ii++) {
@@ -15,26 +16,67 @@ void qmm_tile_put(const qmm_c_view *to, size_t i, size_t j, size_t mv, size_t nv
     }
 }
 
+enum { PUT_RUN = 256 };
+
+void qmm_tile_put(const qmm_c_view *to, const qmm_epilogue *finish, size_t i, size_t j,
+                  size_t mv, size_t nv, const int32_t *from, size_t from_rs,
+                  qmm_tile_mode mode)
+{
+    if (finish == NULL) {
+        put_sums(to, i, j, mv, nv, from, from_rs, mode);
+        return;
+    }
+    /* A run of a row at a time: completed in a local array, then finished. */
+    int32_t run[PUT_RUN];
+    for (size_t ii = 0; ii < mv; ii++)
+        for (size_t j0 = 0; j0 < nv; j0 += PUT_RUN) {
+            const size_t len = nv - j0 < PUT_RUN ? nv - j0 : PUT_RUN;
+            const qmm_c_view local = {run, 0, 1};
+            put_sums(&local, 0, 0, 1, len, from != NULL ? from + ii * from_rs + j0 : NULL, 0,
+                     QMM_TILE_STORE);
+            if (mode == QMM_TILE_ADD) {
+                const qmm_c_view here = {to->c + ((ptrdiff_t)(i + ii) * to->rs +
+                                                  (ptrdiff_t)(j + j0) * to->cs),
+                                         0, to->cs};
+                for (size_t jj = 0; jj < len; jj++)
+                    run[jj] = (int32_t)((uint32_t)run[jj] +
+                                        (uint32_t)here.c[(ptrdiff_t)jj * here.cs]);
+            }
+            qmm_epilogue_tile(finish, i + ii, j + j0, 1, len, run, 0, 1);
+        }
+}
+
 void qmm_tile_compute(const qmm_kernel *kern, size_t kp, const void *ap, const void *bp,
-                      const qmm_c_view *to, size_t i, size_t j, size_t mv, size_t nv,
-                      qmm_tile_mode mode)
+                      const qmm_c_view *to, const qmm_epilogue *finish, size_t i, size_t j,
+                      size_t mv, size_t nv, qmm_tile_mode mode)
 {
     const unsigned mr = kern->mr, nr = kern->nr;
-    if (mode == QMM_TILE_STORE && nv == nr) {
+    /* Straight into the view: plain sums, or int32 C finished in place. */
+    const int direct = finish == NULL || finish->type == QMM_TYPE_I32;
+    if (direct && mode == QMM_TILE_STORE && nv == nr && (mv == mr || kern->run_rows != NULL)) {
         int32_t *c = to->c + ((ptrdiff_t)i * to->rs + (ptrdiff_t)j * to->cs);
-        if (mv == mr) {
+        if (mv == mr)
             kern->run(kp, ap, bp, c, to->rs, to->cs);
-            return;
-        }
-        if (kern->run_rows != NULL) {
+        else
             kern->run_rows((unsigned)mv, kp, ap, bp, c, to->rs, to->cs);
-            return;
-        }
+        if (finish != NULL)
+            qmm_epilogue_tile(finish, i, j, mv, nv, c, to->rs, to->cs);
+        return;
     }
     int32_t scratch[QMM_MAX_TILE];
     if (mv < mr && kern->run_rows != NULL)
         kern->run_rows((unsigned)mv, kp, ap, bp, scratch, (ptrdiff_t)nr, 1);
     else
         kern->run(kp, ap, bp, scratch, (ptrdiff_t)nr, 1);
-    qmm_tile_put(to, i, j, mv, nv, scratch, nr, mode);
+    if (finish == NULL) {
+        put_sums(to, i, j, mv, nv, scratch, nr, mode);
+        return;
+    }
+    if (mode == QMM_TILE_ADD)
+        for (size_t ii = 0; ii < mv; ii++)
+            for (size_t jj = 0; jj < nv; jj++)
+                scratch[ii * nr + jj] = (int32_t)((uint32_t)scratch[ii * nr + jj] +
+                                                  (uint32_t)to->c[(ptrdiff_t)(i + ii) * to->rs +
+                                                                  (ptrdiff_t)(j + jj) * to->cs]);
+    qmm_epilogue_tile(finish, i, j, mv, nv, scratch, (ptrdiff_t)nr, 1);
 }

@@ -1,7 +1,9 @@
 /*
  * The tile seam: the one place where a finished tile's int32 result leaves a
- * kernel for C (or for a buffer of partial sums standing in for C). Output
- * stages belong here.
+ * kernel for C (or for a buffer of sums standing in for C), and where the
+ * output stage (output/epilogue.h) is applied, tile by tile, once the sums
+ * of a tile are complete: after the last k block, or after the partial sums
+ * of a depth split are added.
  */
 #ifndef QMM_TILE_H
 #define QMM_TILE_H
@@ -10,8 +12,9 @@
 #include <stdint.h>
 
 #include "../kernels/kernel.h"
+#include "../output/epilogue.h"
 
-/* Where results go: element (i, j) at c[i*rs + j*cs]. */
+/* Where sums go: element (i, j) at c[i*rs + j*cs]. */
 typedef struct qmm_c_view {
     int32_t *c;
     ptrdiff_t rs, cs;
@@ -23,16 +26,20 @@ typedef enum qmm_tile_mode {
 } qmm_tile_mode;
 
 /* Runs kern on one tile (A panel ap, B panel bp, padded depth kp) and puts
- * its valid mv x nv corner at (i, j) of the view: a full tile straight from
- * the kernel, the valid rows of a partial one through run_rows when the kernel
- * has it, any other through a scratch tile. */
+ * its valid mv x nv corner at (i, j): with finish NULL, as sums into the
+ * view `to` (stored or added); else, the sums completed (added to those in
+ * `to` under QMM_TILE_ADD), through finish's stage into C. A full tile of
+ * plain sums goes straight from the kernel to its destination, the valid
+ * rows of a partial one through run_rows when the kernel has it, any other
+ * through a scratch tile. */
 void qmm_tile_compute(const qmm_kernel *kern, size_t kp, const void *ap, const void *bp,
-                      const qmm_c_view *to, size_t i, size_t j, size_t mv, size_t nv,
-                      qmm_tile_mode mode);
+                      const qmm_c_view *to, const qmm_epilogue *finish, size_t i, size_t j,
+                      size_t mv, size_t nv, qmm_tile_mode mode);
 
-/* Puts an mv x nv block of finished sums (element (i, j) at
- * from[i*from_rs + j]; zeros when from is NULL) at (i, j) of the view. */
-void qmm_tile_put(const qmm_c_view *to, size_t i, size_t j, size_t mv, size_t nv,
-                  const int32_t *from, size_t from_rs, qmm_tile_mode mode);
+/* Puts an mv x nv block of sums (element (i, j) at from[i*from_rs + j];
+ * zeros when from is NULL) at (i, j), as qmm_tile_compute puts a tile. */
+void qmm_tile_put(const qmm_c_view *to, const qmm_epilogue *finish, size_t i, size_t j,
+                  size_t mv, size_t nv, const int32_t *from, size_t from_rs,
+                  qmm_tile_mode mode);
 
 #endif

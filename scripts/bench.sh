@@ -2,7 +2,8 @@
 # The main job: build qmm for this CPU and run the bench on its default shapes,
 # on one thread and on every CPU this process may use, side by side (the
 # scaling table). Extra arguments go to qmm-bench (see qmm-bench --help);
-# --threads among them replaces the default pair.
+# --threads among them replaces the default pair, and a comparison of two
+# output types or A types (--out i32,f32, --a i8,u8) runs on qmm's default count.
 #
 #   scripts/bench.sh --peers [args]   installs the peer libraries (oneDNN,
 #       XNNPACK, gemmlowp, OpenBLAS; as root, with apt-get) and runs
@@ -35,8 +36,11 @@ cmake --build build/native -j"$(nproc)" --target $target >/dev/null
 if [ $target = qmm-bench-peers ]; then
     exec build/native/bench/peers/qmm-bench-peers "$@"
 fi
+# A second run asked for (--vs, --out X,Y, --a X,Y) leaves no room for the
+# default pair of thread counts.
 case " $* " in
-*" --threads "* | *" --list "* | *" --vs "*) exec build/native/bench/qmm-bench "$@" ;;
+*" --threads "* | *" --list "* | *" --vs "* | *" --out "*,* | *" --a "*,*)
+    exec build/native/bench/qmm-bench "$@" ;;
 esac
 cpus=$(nproc)
 if [ "$cpus" -gt 1 ]; then

@@ -28,9 +28,10 @@ for ((round = 0; round < rounds; round++)); do
             read -r kernel shape <<<"${runs[$i]}"
             args=(--csv --shape "$shape")
             [ "$kernel" = auto ] || args+=(--kernel "$kernel")
-            # CSV: m,k,n,kernel,reps,median_seconds,gops,check
+            # CSV: a header line, then the shape's; GOPS found by its header name
             "${dirs[$type]}/bench/qmm-bench" "${args[@]}" | awk -F, -v t="$type" -v i="$i" \
-                -v s="$shape" 'NR == 2 { print i, t, $4, s, $7 }' >>"$samples"
+                -v s="$shape" 'NR == 1 { for (c = 1; c <= NF; c++) if ($c == "gops") g = c }
+                               NR == 2 { print i, t, $4, s, $g }' >>"$samples"
         done
     done
 done

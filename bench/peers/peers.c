@@ -15,18 +15,44 @@
  * 5-10% slower than the same call right after it on Zen5).
  * Reported: the median time, GOPS (2mnk / time), qmm's speedup over the peer
  * (peer median / qmm one-shot median) and exactness, the largest |error| of
- * the int32 (or float) result against an exact reference over all of C.
+ * the int32 (or float) result against an exact reference over all of C; for
+ * the requantized results (int8 or uint8, no int32 to check), how many of C's
+ * entries differ from the peer's that computes the same function, and by how
+ * much at most.
  *
  *   qmm             qmm_i8_i32, packing A and B included in every call
  *   qmm plan        qmm_plan_run on a plan whose A was packed once (weights as A)
+ *   qmm s8 (fp32 requant)  qmm_gemm computing XNNPACK qs8 FC's function (below),
+ *                   on its operands and orientation: int8, the input's zero point,
+ *                   the int32 bias per output channel (C's columns for batch m,
+ *                   its rows for batch n), QMM_ROUND_FLOAT with XNNPACK's one
+ *                   scale, its output zero point, int8 out (C m×n row-major)
+ *   qmm plan s8     the same through qmm_plan_gemm, the weights (B for batch m,
+ *                   A for batch n) packed once by qmm_plan_create_gemm
+ *   qmm u8 (tflite requant)  qmm_gemm computing gemmlowp's pipeline (below): uint8
+ *                   A+128 and B+128 with zero points 128, the bias,
+ *                   QMM_ROUND_TFLITE with its multiplier and shift, its output
+ *                   zero point and clamp, uint8 out; must equal gemmlowp's bytes
  *   oneDNN s8s8s32  dnnl_gemm_s8s8s32, row-major, no offsets
  *   oneDNN u8s8s32  dnnl_gemm_u8s8s32 on A+128 (uint8) with A offset 128: the same
  *                   product; it is the fastest oneDNN int8 path
- *   XNNPACK qs8 FC  xnn fully-connected qs8 with int8 output ("requantized": no
- *                   int32 result to check); weights packed when the operator is
- *                   created, outside the timing. The batch is the smaller side:
- *                   batch m (input A, weights B) or batch n (input B^T, weights A)
+ *   oneDNN matmul s8  the matmul primitive computing XNNPACK's function, in its
+ *                   orientation and layouts: src and dst zero points, s32 bias,
+ *                   output scales per output channel (all XNNPACK's one), s8 dst;
+ *                   created once, outside the timing; its implementation named
+ *   XNNPACK qs8 FC  xnn fully-connected qs8: input zero point, symmetric weights,
+ *                   int32 bias, one float requantization scale (fp32, ties to
+ *                   even), output zero point, int8 out over its whole range;
+ *                   weights packed when the operator is created, outside the
+ *                   timing. The batch is the smaller side: batch m (input A,
+ *                   weights B) or batch n (input B^T, weights A)
  *   gemmlowp        uint8 A+128 and B+128 with offsets -128 on both, int32 out
+ *   gemmlowp (tflite requant)  the same product through TFLite's output pipeline:
+ *                   OutputStageBiasAddition (per output channel, as above),
+ *                   OutputStageScaleInt32ByFixedPointAndExponent (TFLite's
+ *                   multiplier and exponent for XNNPACK's scale, and the output
+ *                   zero point), OutputStageClamp (a fused ReLU: from the zero
+ *                   point up), OutputStageSaturatingCastToUint8
  *   OpenBLAS sgemm  cblas_sgemm on the operands as float: the float baseline
  *
  * --threads N (1 to 1024, default 1) gives every library the same N threads:
@@ -90,12 +116,32 @@ static pthreadpool_t xnn_pool;
 
 /* ---- operands ----------------------------------------------------------- */
 
+/* Zero points of the requantized contenders, nonzero so that the corrections
+ * they take are part of what is compared: XNNPACK qs8 FC's input and output
+ * ones (its weights are symmetric), and the uint8 output's of gemmlowp's
+ * pipeline, whose outputs are clamped from it up (a fused ReLU, as TFLite
+ * clamps them). */
+enum { S8_INPUT_ZP = 3, S8_OUTPUT_ZP = -5, U8_OUTPUT_ZP = 128, U8_OUTPUT_MIN = U8_OUTPUT_ZP };
+
+/* What the requantized contenders share, per shape, so that those compared
+ * compute the same function. The output channels (the weights' rows) lie on
+ * C's larger side, XNNPACK's batch on the smaller one: C's columns when
+ * m <= n (weights B, batch m), else its rows (weights A, batch n). */
+typedef struct quant {
+    int weights_b;               /* the weights are B (channels: C's columns), else A */
+    size_t batch, channels;
+    int32_t *bias;               /* one per channel */
+    float out_scale;             /* XNNPACK's output scale, its input scales being 1 */
+    int32_t multiplier, shift;   /* 1 / out_scale as TFLite's QuantizeMultiplier gives it */
+} quant;
+
 typedef struct operands {
     shape s;
     int8_t *a, *b, *bt;       /* A m×k, B k×n, B^T n×k */
     uint8_t *a_u8, *b_u8;     /* A+128, B+128 */
     float *af, *bf;
     int32_t *ref;             /* exact C */
+    quant q;
 } operands;
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
@@ -115,6 +161,37 @@ static void *xmalloc(size_t bytes)
         exit(1);
     }
     return p;
+}
+
+/* TFLite's QuantizeMultiplier: real = multiplier * 2^(shift - 31), with the
+ * multiplier in [2^30, 2^31), rounded half away from zero. */
+static void quantize_multiplier(double real, int32_t *multiplier, int32_t *shift)
+{
+    int exponent;
+    double fraction = frexp(real, &exponent);  /* in [0.5, 1) */
+    long long fixed = llround(fraction * 2147483648.0);
+    if (fixed == 2147483648LL) {  /* rounded up to 1 */
+        fixed /= 2;
+        exponent++;
+    }
+    *multiplier = (int32_t)fixed;
+    *shift = exponent;
+}
+
+static quant make_quant(shape s)
+{
+    quant q = {.weights_b = s.m <= s.n};
+    q.batch = q.weights_b ? s.m : s.n;
+    q.channels = q.weights_b ? s.n : s.m;
+    q.bias = xmalloc(q.channels * sizeof *q.bias);
+    /* Over ±2^17, the sums' own scale; from a hash of the channel, not from the
+     * operands' generator, which would change the operands of later shapes. */
+    for (size_t c = 0; c < q.channels; c++)
+        q.bias[c] = (int32_t)(((uint32_t)c + 1) * 2654435761u >> 14) - (1 << 17);
+    /* Scale the int32 sums (standard deviation about 5461·sqrt(k)) into int8. */
+    q.out_scale = 4.0f * 5461.0f * sqrtf((float)s.k) / 127.0f;
+    quantize_multiplier(1.0 / q.out_scale, &q.multiplier, &q.shift);
+    return q;
 }
 
 static operands make_operands(shape s)
@@ -159,6 +236,7 @@ static operands make_operands(shape s)
             o.ref[i * n + j] = (int32_t)row[j];
     }
     free(row);
+    o.q = make_quant(s);
     return o;
 }
 
@@ -172,21 +250,31 @@ static void free_operands(operands *o)
     free(o->af);
     free(o->bf);
     free(o->ref);
+    free(o->q.bias);
 }
 
 /* ---- contenders --------------------------------------------------------- */
 
 typedef struct contender contender;
+
+/* What the last column says of w's result: its exactness, or its agreement
+ * with `peer`'s (the contender that computes the same function). */
+typedef void verdict_fn(const contender *w, const contender *peer, const operands *o,
+                        char *text, size_t size);
+
 struct contender {
     const char *name;
     int (*setup)(contender *, const operands *);   /* 0: cannot run this shape */
     int (*run)(contender *, const operands *);     /* the timed call; 0 on failure */
-    double (*error)(contender *, const operands *);  /* max |error|; < 0: requantized */
+    verdict_fn *verdict;
+    size_t peer;                                    /* the verdict's peer, by index */
     void (*teardown)(contender *);
     void *state;
+    int ready;                                      /* set up, and every run succeeded */
     int32_t *c;
     float *cf;
     int8_t *c8;
+    uint8_t *cu8;
 };
 
 /* Largest |result - exact| over C, the result read from c (int32) or cf. */
@@ -201,14 +289,108 @@ static double max_error(const contender *w, const operands *o, int from_float)
     return worst;
 }
 
-static double int32_error(contender *w, const operands *o)
+static void exactness(double err, char *text, size_t size)
 {
-    return max_error(w, o, 0);
+    snprintf(text, size, "%.0f%s", err, err == 0 ? " (exact)" : "");
 }
 
-static double float_error(contender *w, const operands *o)
+static void int32_verdict(const contender *w, const contender *peer, const operands *o,
+                          char *text, size_t size)
 {
-    return max_error(w, o, 1);
+    (void)peer;
+    exactness(max_error(w, o, 0), text, size);
+}
+
+static void float_verdict(const contender *w, const contender *peer, const operands *o,
+                          char *text, size_t size)
+{
+    (void)peer;
+    exactness(max_error(w, o, 1), text, size);
+}
+
+static void s8_verdict(const contender *w, const contender *peer, const operands *o,
+                       char *text, size_t size)
+{
+    (void)w, (void)peer, (void)o;
+    snprintf(text, size, "requantized (int8 out)");
+}
+
+static void u8_verdict(const contender *w, const contender *peer, const operands *o,
+                       char *text, size_t size)
+{
+    (void)w, (void)peer, (void)o;
+    snprintf(text, size, "requantized (uint8 out)");
+}
+
+/* Index of C(i, j) in a [batch][channel] buffer: XNNPACK's output layout. */
+static size_t batch_major(const operands *o, size_t i, size_t j)
+{
+    return o->q.weights_b ? i * o->s.n + j : j * o->s.m + i;
+}
+
+/* The entries of a requantized result that differ from its peer's: how many,
+ * and the largest |difference|. */
+typedef struct tally {
+    size_t differ;
+    int worst;
+} tally;
+
+static void tally_one(tally *t, int mine, int theirs)
+{
+    int d = abs(mine - theirs);
+    t->differ += d != 0;
+    t->worst = d > t->worst ? d : t->worst;
+}
+
+static void tally_text(tally t, const contender *peer, const operands *o, char *text,
+                       size_t size)
+{
+    snprintf(text, size, "vs %s: %zu of %zu differ, max %d", peer->name, t.differ,
+             o->s.m * o->s.n, t.worst);
+}
+
+/* 1, with the reason in text, when the peer has no result to compare with. */
+static int peer_missing(const contender *peer, char *text, size_t size)
+{
+    if (!peer->ready)
+        snprintf(text, size, "no %s result to compare", peer->name);
+    return !peer->ready;
+}
+
+/* An int8 result against XNNPACK's (the peer), whose fp32 requantization is
+ * the same function. got is C m×n row-major, or laid out as XNNPACK's output
+ * when got_batch_major. */
+static void s8_agreement(const int8_t *got, int got_batch_major, const contender *peer,
+                         const operands *o, char *text, size_t size)
+{
+    if (peer_missing(peer, text, size))
+        return;
+    tally t = {0, 0};
+    for (size_t i = 0; i < o->s.m; i++)
+        for (size_t j = 0; j < o->s.n; j++) {
+            size_t there = batch_major(o, i, j);
+            tally_one(&t, got[got_batch_major ? there : i * o->s.n + j], peer->c8[there]);
+        }
+    tally_text(t, peer, o, text, size);
+}
+
+static void vs_xnnpack(const contender *w, const contender *peer, const operands *o,
+                       char *text, size_t size)
+{
+    s8_agreement(w->c8, 0, peer, o, text, size);
+}
+
+/* qmm's uint8 result against gemmlowp's pipeline (the peer): the same bytes,
+ * both C m×n row-major. */
+static void vs_gemmlowp(const contender *w, const contender *peer, const operands *o,
+                        char *text, size_t size)
+{
+    if (peer_missing(peer, text, size))
+        return;
+    tally t = {0, 0};
+    for (size_t i = 0; i < o->s.m * o->s.n; i++)
+        tally_one(&t, w->cu8[i], peer->cu8[i]);
+    tally_text(t, peer, o, text, size);
 }
 
 static int alloc_c(contender *w, const operands *o)
@@ -218,14 +400,28 @@ static int alloc_c(contender *w, const operands *o)
     return 1;
 }
 
+static int alloc_c8(contender *w, const operands *o)
+{
+    w->c8 = xmalloc(o->s.m * o->s.n);
+    return 1;
+}
+
+static int alloc_cu8(contender *w, const operands *o)
+{
+    w->cu8 = xmalloc(o->s.m * o->s.n);
+    return 1;
+}
+
 static void free_c(contender *w)
 {
     free(w->c);
     free(w->cf);
     free(w->c8);
+    free(w->cu8);
     w->c = NULL;
     w->cf = NULL;
     w->c8 = NULL;
+    w->cu8 = NULL;
 }
 
 /* qmm, one-shot. */
@@ -259,6 +455,79 @@ static void qmm_plan_teardown(contender *w)
     free_c(w);
 }
 
+/* qmm computing XNNPACK qs8 FC's function (xnn_setup) on the same memory: the
+ * weights [out][in] are B^T (weights B) or A (weights A), the input's zero
+ * point goes on the other operand, the bias on C's columns or rows; XNNPACK's
+ * scale is input_scale * kernel_scale / output_scale in float, 1 / out_scale
+ * here, and its clamp the int8 range, qmm's default. C is m×n row-major. */
+static qmm_gemm_desc s8_desc(const operands *o, int8_t *c)
+{
+    shape s = o->s;
+    const quant *q = &o->q;
+    const qmm_i32_param input_zp = {.per = QMM_PER_MATRIX, .value = S8_INPUT_ZP};
+    qmm_gemm_desc d = {
+        .m = s.m, .n = s.n, .k = s.k,
+        .a = {.type = QMM_TYPE_I8, .data = o->a, .rs = (ptrdiff_t)s.k, .cs = 1},
+        .b = {.type = QMM_TYPE_I8, .data = o->bt, .rs = 1, .cs = (ptrdiff_t)s.k},
+        .c = {.type = QMM_TYPE_I8, .data = c, .rs = (ptrdiff_t)s.n, .cs = 1,
+              .bias = {.per = q->weights_b ? QMM_PER_COL : QMM_PER_ROW, .values = q->bias},
+              .requant = {.rounding = QMM_ROUND_FLOAT, .per = QMM_PER_MATRIX,
+                          .scale = 1.0f / q->out_scale, .zero_point = S8_OUTPUT_ZP}},
+    };
+    if (q->weights_b)
+        d.a.zero_point = input_zp;
+    else
+        d.b.zero_point = input_zp;
+    return d;
+}
+static int qmm_s8_run(contender *w, const operands *o)
+{
+    qmm_gemm_desc d = s8_desc(o, w->c8);
+    return qmm_gemm(&d) == QMM_OK;
+}
+
+/* The same with the weights packed once, as XNNPACK packs them. */
+static int qmm_plan_s8_setup(contender *w, const operands *o)
+{
+    alloc_c8(w, o);
+    qmm_gemm_desc d = s8_desc(o, w->c8);
+    qmm_plan *p;
+    if (qmm_plan_create_gemm(&p, &d, o->q.weights_b ? QMM_WEIGHTS_B : QMM_WEIGHTS_A) != QMM_OK)
+        return 0;
+    w->state = p;
+    return 1;
+}
+static int qmm_plan_s8_run(contender *w, const operands *o)
+{
+    qmm_gemm_desc d = s8_desc(o, w->c8);
+    return qmm_plan_gemm(w->state, &d) == QMM_OK;
+}
+
+/* qmm computing gemmlowp's pipeline (gemmlowp_requant_run): its uint8
+ * operands with zero points 128 (its offsets -128), the bias, TFLite's
+ * rounding with its multiplier and shift (gemmlowp's exponent: positive
+ * shifts left, as qmm's shift), its output zero point and clamp. */
+static int qmm_u8_run(contender *w, const operands *o)
+{
+    shape s = o->s;
+    const quant *q = &o->q;
+    const qmm_i32_param zp128 = {.per = QMM_PER_MATRIX, .value = 128};
+    qmm_gemm_desc d = {
+        .m = s.m, .n = s.n, .k = s.k,
+        .a = {.type = QMM_TYPE_U8, .data = o->a_u8, .rs = (ptrdiff_t)s.k, .cs = 1,
+              .zero_point = zp128},
+        .b = {.type = QMM_TYPE_U8, .data = o->b_u8, .rs = (ptrdiff_t)s.n, .cs = 1,
+              .zero_point = zp128},
+        .c = {.type = QMM_TYPE_U8, .data = w->cu8, .rs = (ptrdiff_t)s.n, .cs = 1,
+              .bias = {.per = q->weights_b ? QMM_PER_COL : QMM_PER_ROW, .values = q->bias},
+              .requant = {.rounding = QMM_ROUND_TFLITE, .per = QMM_PER_MATRIX,
+                          .multiplier = q->multiplier, .shift = q->shift,
+                          .zero_point = U8_OUTPUT_ZP, .clamp = 1, .min = U8_OUTPUT_MIN,
+                          .max = 255}},
+    };
+    return qmm_gemm(&d) == QMM_OK;
+}
+
 /* oneDNN. */
 static int dnnl_s8_run(contender *w, const operands *o)
 {
@@ -277,6 +546,154 @@ static int dnnl_u8_run(contender *w, const operands *o)
                              0.0f, w->c, (dnnl_dim_t)s.n, &co) == dnnl_success;
 }
 
+/* oneDNN's matmul primitive computing XNNPACK qs8 FC's function (xnn_setup)
+ * on the same memory, in its orientation: src the input [batch][in], weights
+ * its [out][in] read as in × out, the int32 bias, dst [batch][out] int8. */
+typedef struct dnnl_mm_state {
+    dnnl_engine_t engine;
+    dnnl_stream_t stream;
+    dnnl_primitive_t matmul;
+    dnnl_memory_t src, weights, bias, dst;
+    char impl[64];  /* the implementation oneDNN picked */
+} dnnl_mm_state;
+
+static int dnnl_2d(dnnl_memory_desc_t *md, size_t rows, size_t cols, dnnl_data_type_t type,
+                   size_t rs, size_t cs)
+{
+    dnnl_dims_t dims = {(dnnl_dim_t)rows, (dnnl_dim_t)cols};
+    dnnl_dims_t strides = {(dnnl_dim_t)rs, (dnnl_dim_t)cs};
+    return dnnl_memory_desc_init_by_strides(md, 2, dims, type, strides) == dnnl_success;
+}
+
+/* The zero points and the requantization as attributes: output scales per
+ * output channel (mask: dst's dimension 1), as a model with per-channel
+ * weight scales has them, here all XNNPACK's one scale so that the function
+ * is the same. oneDNN adds the bias to the sums before it scales, and the dst
+ * zero point before it rounds: at a tie, an odd zero point turns the rounding
+ * to even into rounding to odd. The src zero point stays an attribute, though
+ * oneDNN 2.6 on AVX2 then runs 25 times slower (12 ms instead of 0.46 on
+ * 128x384x384): folded into the bias instead (as XNNPACK does), the fast path
+ * saturates pairs of products in int16 without VNNI, and 45420 of 49152
+ * entries came out different there. */
+static dnnl_primitive_attr_t dnnl_mm_attr(const quant *q)
+{
+    static const int32_t src_zp = S8_INPUT_ZP, dst_zp = S8_OUTPUT_ZP;
+    float *scales = xmalloc(q->channels * sizeof *scales);
+    for (size_t c = 0; c < q->channels; c++)
+        scales[c] = 1.0f / q->out_scale;
+    dnnl_primitive_attr_t attr = NULL;
+    int ok = dnnl_primitive_attr_create(&attr) == dnnl_success &&
+             dnnl_primitive_attr_set_output_scales(attr, (dnnl_dim_t)q->channels, 1 << 1,
+                                                   scales) == dnnl_success &&
+             dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_SRC, 1, 0, &src_zp) ==
+                 dnnl_success &&
+             dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_DST, 1, 0, &dst_zp) ==
+                 dnnl_success;
+    free(scales);  /* the attributes keep a copy */
+    if (!ok && attr != NULL) {
+        dnnl_primitive_attr_destroy(attr);
+        attr = NULL;
+    }
+    return attr;
+}
+
+static dnnl_primitive_desc_t dnnl_mm_pd(const operands *o, dnnl_engine_t engine)
+{
+    const quant *q = &o->q;
+    size_t k = o->s.k;
+    dnnl_memory_desc_t src, weights, bias, dst;
+    dnnl_matmul_desc_t desc;
+    if (!dnnl_2d(&src, q->batch, k, dnnl_s8, k, 1) ||
+        !dnnl_2d(&weights, k, q->channels, dnnl_s8, 1, k) ||
+        !dnnl_2d(&bias, 1, q->channels, dnnl_s32, q->channels, 1) ||
+        !dnnl_2d(&dst, q->batch, q->channels, dnnl_s8, q->channels, 1) ||
+        dnnl_matmul_desc_init(&desc, &src, &weights, &bias, &dst) != dnnl_success)
+        return NULL;
+    dnnl_primitive_attr_t attr = dnnl_mm_attr(q);
+    dnnl_primitive_desc_t pd = NULL;
+    if (attr == NULL || dnnl_primitive_desc_create(&pd, &desc, attr, engine, NULL) != dnnl_success)
+        pd = NULL;
+    if (attr != NULL)
+        dnnl_primitive_attr_destroy(attr);
+    return pd;
+}
+
+/* A memory object on the bench's own buffer, in the layout pd took for `what`. */
+static dnnl_memory_t dnnl_mm_memory(const_dnnl_primitive_desc_t pd, dnnl_query_t what, int index,
+                                    dnnl_engine_t engine, const void *data)
+{
+    const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(pd, what, index);
+    dnnl_memory_t m = NULL;
+    if (md == NULL || dnnl_memory_create(&m, md, engine, (void *)data) != dnnl_success)
+        return NULL;
+    return m;
+}
+
+static int dnnl_mm_setup(contender *w, const operands *o)
+{
+    const quant *q = &o->q;
+    const int8_t *weights = q->weights_b ? o->bt : o->a;  /* [out][in] */
+    dnnl_mm_state *x = xmalloc(sizeof *x);
+    memset(x, 0, sizeof *x);
+    w->state = x;
+    w->c8 = xmalloc(o->s.m * o->s.n);
+    const char *impl = NULL;
+    dnnl_primitive_desc_t pd = NULL;
+    int ok = dnnl_engine_create(&x->engine, dnnl_cpu, 0) == dnnl_success &&
+             dnnl_stream_create(&x->stream, x->engine, dnnl_stream_default_flags) ==
+                 dnnl_success &&
+             (pd = dnnl_mm_pd(o, x->engine)) != NULL &&
+             dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) ==
+                 dnnl_success &&
+             dnnl_primitive_create(&x->matmul, pd) == dnnl_success &&
+             (x->src = dnnl_mm_memory(pd, dnnl_query_src_md, 0, x->engine,
+                                      q->weights_b ? o->a : o->bt)) != NULL &&
+             (x->weights = dnnl_mm_memory(pd, dnnl_query_weights_md, 0, x->engine, weights)) !=
+                 NULL &&
+             (x->bias = dnnl_mm_memory(pd, dnnl_query_weights_md, 1, x->engine, q->bias)) !=
+                 NULL &&
+             (x->dst = dnnl_mm_memory(pd, dnnl_query_dst_md, 0, x->engine, w->c8)) != NULL;
+    snprintf(x->impl, sizeof x->impl, "%s", impl != NULL ? impl : "none");
+    if (pd != NULL)
+        dnnl_primitive_desc_destroy(pd);
+    return ok;
+}
+static int dnnl_mm_run(contender *w, const operands *o)
+{
+    (void)o;
+    dnnl_mm_state *x = w->state;
+    dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, x->src},
+                              {DNNL_ARG_WEIGHTS, x->weights},
+                              {DNNL_ARG_BIAS, x->bias},
+                              {DNNL_ARG_DST, x->dst}};
+    return dnnl_primitive_execute(x->matmul, x->stream, 4, args) == dnnl_success &&
+           dnnl_stream_wait(x->stream) == dnnl_success;
+}
+/* Its dst is laid out as XNNPACK's output; the implementation's name follows. */
+static void dnnl_mm_verdict(const contender *w, const contender *peer, const operands *o,
+                            char *text, size_t size)
+{
+    const dnnl_mm_state *x = w->state;
+    char agreed[96];
+    s8_agreement(w->c8, 1, peer, o, agreed, sizeof agreed);
+    snprintf(text, size, "%s; %s", agreed, x->impl);
+}
+static void dnnl_mm_teardown(contender *w)
+{
+    dnnl_mm_state *x = w->state;
+    if (x != NULL) {
+        dnnl_memory_destroy(x->src);
+        dnnl_memory_destroy(x->weights);
+        dnnl_memory_destroy(x->bias);
+        dnnl_memory_destroy(x->dst);
+        dnnl_primitive_destroy(x->matmul);
+        dnnl_stream_destroy(x->stream);
+        dnnl_engine_destroy(x->engine);
+        free(x);
+    }
+    free_c(w);
+}
+
 /* XNNPACK: batch on the smaller side (see the top of the file). */
 typedef struct xnn_state {
     xnn_operator_t op;
@@ -292,22 +709,19 @@ static int xnn_setup(contender *w, const operands *o)
             return 0;
         initialized = 1;
     }
-    shape s = o->s;
-    int batch_m = s.m <= s.n;
-    size_t batch = batch_m ? s.m : s.n, out = batch_m ? s.n : s.m;
-    const int8_t *weights = batch_m ? o->bt : o->a;  /* [out][in] */
+    const quant *q = &o->q;
+    const int8_t *weights = q->weights_b ? o->bt : o->a;  /* [out][in] */
     xnn_state *x = xmalloc(sizeof *x);
-    x->batch = batch;
-    x->input = batch_m ? o->a : o->bt;
-    /* Scale the int32 sums (standard deviation about 5461·sqrt(k)) into int8. */
-    float out_scale = 4.0f * 5461.0f * sqrtf((float)s.k) / 127.0f;
-    if (xnn_create_fully_connected_nc_qs8(s.k, out, s.k, out, 0, 1.0f, 1.0f, weights, NULL, 0,
-                                          out_scale, -128, 127, 0, &x->op) !=
+    x->batch = q->batch;
+    x->input = q->weights_b ? o->a : o->bt;
+    if (xnn_create_fully_connected_nc_qs8(o->s.k, q->channels, o->s.k, q->channels, S8_INPUT_ZP,
+                                          1.0f, 1.0f, weights, q->bias, S8_OUTPUT_ZP,
+                                          q->out_scale, -128, 127, 0, &x->op) !=
         xnn_status_success) {
         free(x);
         return 0;
     }
-    w->c8 = xmalloc(batch * out);
+    w->c8 = xmalloc(q->batch * q->channels);
     w->state = x;
     return 1;
 }
@@ -319,17 +733,13 @@ static int xnn_run(contender *w, const operands *o)
                xnn_status_success &&
            xnn_run_operator(x->op, xnn_pool) == xnn_status_success;
 }
-static double requantized(contender *w, const operands *o)
-{
-    (void)w;
-    (void)o;
-    return -1;
-}
 static void xnn_teardown(contender *w)
 {
     xnn_state *x = w->state;
-    xnn_delete_operator(x->op);
-    free(x);
+    if (x != NULL) {
+        xnn_delete_operator(x->op);
+        free(x);
+    }
     free_c(w);
 }
 
@@ -338,6 +748,19 @@ static int gemmlowp_run(contender *w, const operands *o)
 {
     shape s = o->s;
     peer_gemmlowp_u8_i32((int)s.m, (int)s.n, (int)s.k, o->a_u8, -128, o->b_u8, -128, w->c);
+    return 1;
+}
+
+/* gemmlowp's TFLite-style pipeline, uint8 out (qmm_u8_run computes the same). */
+static int gemmlowp_requant_run(contender *w, const operands *o)
+{
+    shape s = o->s;
+    const quant *q = &o->q;
+    const peer_gemmlowp_requant r = {
+        .bias = q->bias, .bias_per_row = !q->weights_b, .multiplier = q->multiplier,
+        .exponent = q->shift, .zero_point = U8_OUTPUT_ZP, .min = U8_OUTPUT_MIN, .max = 255};
+    peer_gemmlowp_u8_requant((int)s.m, (int)s.n, (int)s.k, o->a_u8, -128, o->b_u8, -128, &r,
+                             w->cu8);
     return 1;
 }
 
@@ -355,17 +778,40 @@ static int sgemm_run(contender *w, const operands *o)
     return 1;
 }
 
-static contender contenders[] = {
-    {"qmm", alloc_c, qmm_run, int32_error, free_c, 0, 0, 0, 0},
-    {"qmm plan (A packed once)", qmm_plan_setup, qmm_plan_run_one, int32_error,
-     qmm_plan_teardown, 0, 0, 0, 0},
-    {"oneDNN s8s8s32", alloc_c, dnnl_s8_run, int32_error, free_c, 0, 0, 0, 0},
-    {"oneDNN u8s8s32", alloc_c, dnnl_u8_run, int32_error, free_c, 0, 0, 0, 0},
-    {"XNNPACK qs8 FC", xnn_setup, xnn_run, requantized, xnn_teardown, 0, 0, 0, 0},
-    {"gemmlowp", alloc_c, gemmlowp_run, int32_error, free_c, 0, 0, 0, 0},
-    {"OpenBLAS sgemm", sgemm_setup, sgemm_run, float_error, free_c, 0, 0, 0, 0},
+enum {
+    C_QMM, C_QMM_PLAN, C_QMM_S8, C_QMM_PLAN_S8, C_QMM_U8, C_DNNL_S8, C_DNNL_U8, C_DNNL_MATMUL,
+    C_XNN, C_GEMMLOWP, C_GEMMLOWP_REQUANT, C_SGEMM, CONTENDERS
 };
-enum { CONTENDERS = sizeof contenders / sizeof contenders[0] };
+static contender contenders[CONTENDERS] = {
+    [C_QMM] = {.name = "qmm", .setup = alloc_c, .run = qmm_run, .verdict = int32_verdict,
+               .teardown = free_c},
+    [C_QMM_PLAN] = {.name = "qmm plan (A packed once)", .setup = qmm_plan_setup,
+                    .run = qmm_plan_run_one, .verdict = int32_verdict,
+                    .teardown = qmm_plan_teardown},
+    [C_QMM_S8] = {.name = "qmm s8 (fp32 requant)", .setup = alloc_c8, .run = qmm_s8_run,
+                  .verdict = vs_xnnpack, .peer = C_XNN, .teardown = free_c},
+    [C_QMM_PLAN_S8] = {.name = "qmm plan s8", .setup = qmm_plan_s8_setup,
+                       .run = qmm_plan_s8_run, .verdict = vs_xnnpack, .peer = C_XNN,
+                       .teardown = qmm_plan_teardown},
+    [C_QMM_U8] = {.name = "qmm u8 (tflite requant)", .setup = alloc_cu8, .run = qmm_u8_run,
+                  .verdict = vs_gemmlowp, .peer = C_GEMMLOWP_REQUANT, .teardown = free_c},
+    [C_DNNL_S8] = {.name = "oneDNN s8s8s32", .setup = alloc_c, .run = dnnl_s8_run,
+                   .verdict = int32_verdict, .teardown = free_c},
+    [C_DNNL_U8] = {.name = "oneDNN u8s8s32", .setup = alloc_c, .run = dnnl_u8_run,
+                   .verdict = int32_verdict, .teardown = free_c},
+    [C_DNNL_MATMUL] = {.name = "oneDNN matmul s8", .setup = dnnl_mm_setup, .run = dnnl_mm_run,
+                       .verdict = dnnl_mm_verdict, .peer = C_XNN,
+                       .teardown = dnnl_mm_teardown},
+    [C_XNN] = {.name = "XNNPACK qs8 FC", .setup = xnn_setup, .run = xnn_run,
+               .verdict = s8_verdict, .teardown = xnn_teardown},
+    [C_GEMMLOWP] = {.name = "gemmlowp", .setup = alloc_c, .run = gemmlowp_run,
+                    .verdict = int32_verdict, .teardown = free_c},
+    [C_GEMMLOWP_REQUANT] = {.name = "gemmlowp (tflite requant)", .setup = alloc_cu8,
+                            .run = gemmlowp_requant_run, .verdict = u8_verdict,
+                            .teardown = free_c},
+    [C_SGEMM] = {.name = "OpenBLAS sgemm", .setup = sgemm_setup, .run = sgemm_run,
+                 .verdict = float_verdict, .teardown = free_c},
+};
 
 /* ---- timing ------------------------------------------------------------- */
 
@@ -443,18 +889,18 @@ static void wait_for_quiet_workers(void)
 static int bench_shape(shape s, size_t fixed_reps)
 {
     operands o = make_operands(s);
-    int ready[CONTENDERS], failed = 0;
+    int failed = 0;
     double warm = 0;
     for (size_t w = 0; w < CONTENDERS; w++) {
         contender *c = &contenders[w];
-        ready[w] = c->setup(c, &o);
-        if (ready[w]) {
+        c->ready = c->setup(c, &o);
+        if (c->ready) {
             wait_for_quiet_workers();
             double t = now();
-            ready[w] = c->run(c, &o);
+            c->ready = c->run(c, &o);
             warm += now() - t;
         }
-        if (!ready[w]) {
+        if (!c->ready) {
             fprintf(stderr, "qmm-bench-peers: %s failed on %zux%zux%zu\n", c->name, s.m, s.k,
                     s.n);
             failed = 1;
@@ -468,37 +914,38 @@ static int bench_shape(shape s, size_t fixed_reps)
     double *times = xmalloc(CONTENDERS * reps * sizeof *times);
     for (size_t r = 0; r < reps; r++)
         for (size_t w = 0; w < CONTENDERS; w++) {
-            if (!ready[w])
+            contender *c = &contenders[w];
+            if (!c->ready)
                 continue;
             wait_for_quiet_workers();
-            if (!contenders[w].run(&contenders[w], &o))
-                ready[w] = 0, failed = 1;
+            if (!c->run(c, &o))
+                c->ready = 0, failed = 1;
             double t = now();
-            if (ready[w] && !contenders[w].run(&contenders[w], &o))
-                ready[w] = 0, failed = 1;
+            if (c->ready && !c->run(c, &o))
+                c->ready = 0, failed = 1;
             times[w * reps + r] = now() - t;
         }
     double ops = 2.0 * (double)s.m * (double)s.n * (double)s.k;
-    double qmm_median = ready[0] ? median(times, reps) : 0;
+    double qmm_median = contenders[0].ready ? median(times, reps) : 0;
     printf("\n%zux%zux%zu (MxKxN, %s), %zu reps\n", s.m, s.k, s.n, s.what, reps);
     printf("  %-26s %11s %9s %12s  %s\n", "library", "median us", "GOPS", "qmm speedup",
            "max |error| vs exact int32");
     for (size_t w = 0; w < CONTENDERS; w++) {
         contender *c = &contenders[w];
-        if (ready[w]) {
+        if (c->ready) {
             double t = w == 0 ? qmm_median : median(times + w * reps, reps);
-            double err = c->error(c, &o);
-            char errtext[32];
-            if (err < 0)
-                snprintf(errtext, sizeof errtext, "requantized (int8 out)");
-            else
-                snprintf(errtext, sizeof errtext, "%.0f%s", err, err == 0 ? " (exact)" : "");
+            char verdict[160];
+            c->verdict(c, &contenders[c->peer], &o, verdict, sizeof verdict);
             printf("  %-26s %11.1f %9.2f %11.2fx  %s\n", c->name, t * 1e6, ops / t * 1e-9,
-                   qmm_median > 0 ? t / qmm_median : 0, errtext);
+                   qmm_median > 0 ? t / qmm_median : 0, verdict);
         } else {
             printf("  %-26s %11s %9s %12s  %s\n", c->name, "-", "-", "-", "failed");
         }
-        c->teardown(c);
+    }
+    /* After every verdict: some read another contender's result. */
+    for (size_t w = 0; w < CONTENDERS; w++) {
+        contenders[w].teardown(&contenders[w]);
+        contenders[w].state = NULL;
     }
     fflush(stdout);
     free(times);

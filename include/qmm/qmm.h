@@ -5,7 +5,9 @@
  *
  * Inputs are int8, the result is int32, and every kernel on every CPU gives the
  * same bits: products and sums are computed in int32 with two's-complement
- * wrap-around (the exact sum modulo 2^32).
+ * wrap-around (the exact sum modulo 2^32). Quantized products (qmm_gemm,
+ * below) add uint8 inputs, zero points and output stages to float and
+ * int8/uint8, with the same guarantee.
  *
  * Rules that every entry point follows:
  *  - Sizes and strides are counted in elements, not bytes.
@@ -104,7 +106,8 @@ typedef struct qmm_plan qmm_plan;
  * QMM_KERNEL names a kernel that does not exist or cannot run here. */
 QMM_API qmm_status qmm_plan_create(qmm_plan **plan, size_t m, size_t n, size_t k);
 
-/* Name of the kernel that a run with this concrete n uses (NULL if n is not valid for the plan). */
+/* Name of the kernel that a run with this concrete n uses (NULL if n is not
+ * valid for the plan). For a plan made with QMM_WEIGHTS_B, n is the run's m. */
 QMM_API const char *qmm_plan_kernel_name(const qmm_plan *plan, size_t n);
 
 /* Pack A (the weights) once; later runs reuse it. A second call on the same
@@ -114,12 +117,209 @@ QMM_API qmm_status qmm_plan_pack_a(qmm_plan *plan, const int8_t *a, size_t lda);
 /* Run with the packed A. n must equal the plan's n unless the plan is symbolic;
  * n == 0 does nothing and returns QMM_OK on any packed plan.
  * QMM_ERR_INVALID_ARG before qmm_plan_pack_a, for an n the plan cannot run,
- * or for B and C arguments that break the rules. */
+ * for B and C arguments that break the rules, or for a plan made by
+ * qmm_plan_create_gemm whose weights are B, uint8 or with a zero point
+ * (qmm_plan_gemm runs those). */
 QMM_API qmm_status qmm_plan_run(const qmm_plan *plan, size_t n, const int8_t *b, size_t ldb,
                                 int32_t *c, size_t ldc);
 
 /* Frees the plan and its packed A; NULL is allowed. */
 QMM_API void qmm_plan_destroy(qmm_plan *plan);
+
+/*
+ * Quantized products: uint8 or int8 operands with zero points, and an output
+ * stage that turns the exact sums into int32, float or int8/uint8 while each
+ * tile of C is still in cache. One descriptor, filled with designated
+ * initializers, describes the whole product:
+ *
+ *     qmm_gemm_desc d = {
+ *         .m = m, .n = n, .k = k,
+ *         .a = {.type = QMM_TYPE_U8, .data = x, .rs = k, .cs = 1,
+ *               .zero_point = {.per = QMM_PER_MATRIX, .value = x_zp}},
+ *         .b = {.type = QMM_TYPE_I8, .data = w, .rs = 1, .cs = k},
+ *         .c = {.type = QMM_TYPE_U8, .data = y, .rs = n, .cs = 1,
+ *               .requant = {.rounding = QMM_ROUND_FLOAT, .per = QMM_PER_MATRIX,
+ *                           .scale = x_scale * w_scale / y_scale, .zero_point = y_zp}},
+ *     };
+ *     qmm_status st = qmm_gemm(&d);
+ *
+ * A field left out is zero, which means absent (no zero point, no bias, scale 1,
+ * no clamp) or the first enumerator (int8 operands). Every parameter array is
+ * read during the call only.
+ *
+ * The sums. With za(i) A's zero point (one value, or one per row of A) and
+ * zb(j) B's (one value, or one per column of B):
+ *
+ *     acc(i,j) = sum_p (A(i,p) - za(i)) * (B(p,j) - zb(j))    ONNX MatMulInteger
+ *
+ * exact modulo 2^32 (int32 wrap-around), for int8 and uint8 operands alike
+ * and every kernel, CPU and thread count. A zero point is subtracted, as in
+ * ONNX, TFLite and oneDNN (gemmlowp's offsets are its negation).
+ *
+ * The output stage, by C's type, with bias(i,j) the optional int32 bias:
+ *
+ *   QMM_TYPE_I32   C = acc + bias                               (int32 wrap-around)
+ *
+ *   QMM_TYPE_F32   the dequantization, each step one float32 operation
+ *                  rounded to nearest even (no fused multiply-add, no wider
+ *                  intermediate), in this order:
+ *                    y = (float)(acc + bias)       int32 wrap-around, then converted
+ *                    y = y * scale                 PER_ROW_COL: (y * values[i]) * col_values[j]
+ *                    y = y + float bias            when there is one
+ *                    y = y < min ? min : y > max ? max : y    when clamp is set
+ *                  so that C is the same bits everywhere.
+ *
+ *   QMM_TYPE_I8,   the requantization: x = acc + bias (int32 wrap-around), then
+ *   QMM_TYPE_U8    the rounding rule named in requant.rounding turns x into an
+ *                  integer y (below), and C = clamp(y + zero_point, min, max)
+ *                  computed exactly (no wrap-around), min and max being the
+ *                  type's range unless requant.clamp is set.
+ *
+ * Rounding rules (M the multiplier, s the shift, as TFLite's QuantizeMultiplier
+ * gives them for a real multiplier M * 2^(s - 31)):
+ *   QMM_ROUND_TFLITE  TFLite's reference MultiplyByQuantizedMultiplier and
+ *                     gemmlowp's fixed point, bit for bit:
+ *                     RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(
+ *                         x * 2^max(s, 0), M), max(-s, 0)),
+ *                     the product x * 2^max(s, 0) wrapping in int32; the first step
+ *                     rounds half toward +infinity, the second half away from zero
+ *                     (rounding twice: x = 1, M = 2^30, s = -1 is 0.25 but gives 1).
+ *   QMM_ROUND_SINGLE  one rounding, half toward +infinity, in int64:
+ *                     y = (x * M + 2^(30 - s)) >> (31 - s)   (ruy, TFLITE_SINGLE_ROUNDING).
+ *   Both: 0 <= M <= INT32_MAX and -31 <= s <= 30, one pair or one per row or column.
+ *   QMM_ROUND_FLOAT   ONNX QLinearMatMul's rule with the float scale S (for QLinearMatMul
+ *                     S = a_scale * b_scale / y_scale): y = round((float)x * S),
+ *                     one float32 multiply, rounded to the nearest integer with ties
+ *                     to even; S finite and > 0, one value or one per row or column.
+ *
+ * Float results assume the default floating-point environment (round to
+ * nearest even, no flush-to-zero set by the caller). The float scale and
+ * bias may be any finite values; requant.per must be MATRIX, PER_ROW or
+ * PER_COL. The fields of stages and rules other than the ones C's type and
+ * requant.rounding select are not read.
+ *
+ * Arguments follow the rules at the top of this file (C's span counted in its
+ * own element size). Besides: an unknown type, rounding or qmm_per value, a
+ * NULL values array of a per-row or per-column parameter, a zero point outside
+ * its type's range (operands: int8 or uint8; the requantization: the output
+ * type's), a multiplier, shift or scale outside the ranges above, a NaN or
+ * infinite float scale or bias, a NaN clamp bound, or min > max, is
+ * QMM_ERR_INVALID_ARG, said under QMM_VERBOSE=1, with C untouched.
+ */
+typedef enum qmm_type {
+    QMM_TYPE_I8 = 0,   /* int8_t */
+    QMM_TYPE_U8 = 1,   /* uint8_t */
+    QMM_TYPE_I32 = 2,  /* int32_t: outputs only */
+    QMM_TYPE_F32 = 3,  /* float: outputs only */
+} qmm_type;
+
+/* How many values a parameter has. Rows and columns are C's (m rows, n
+ * columns); A's zero points may be per row, B's per column. */
+typedef enum qmm_per {
+    QMM_PER_NONE = 0,     /* absent */
+    QMM_PER_MATRIX = 1,   /* one value: .value */
+    QMM_PER_ROW = 2,      /* one per row: .values[i], m of them */
+    QMM_PER_COL = 3,      /* one per column: .values[j], n of them */
+    QMM_PER_ROW_COL = 4,  /* the float scale only: .values[i] (m) times .col_values[j] (n) */
+} qmm_per;
+
+typedef struct qmm_i32_param {
+    qmm_per per;
+    int32_t value;
+    const int32_t *values;
+} qmm_i32_param;
+
+typedef struct qmm_f32_param {
+    qmm_per per;
+    float value;
+    const float *values;
+    const float *col_values;  /* QMM_PER_ROW_COL */
+} qmm_f32_param;
+
+/* An input: element (i, j) at ((const T *)data)[i*rs + j*cs], T int8_t or uint8_t. */
+typedef struct qmm_operand {
+    qmm_type type;              /* QMM_TYPE_I8 or QMM_TYPE_U8 */
+    const void *data;
+    ptrdiff_t rs, cs;
+    qmm_i32_param zero_point;   /* NONE, MATRIX, PER_ROW (A) or PER_COL (B) */
+} qmm_operand;
+
+typedef enum qmm_rounding {
+    QMM_ROUND_UNSET = 0,        /* not a rule: int8 and uint8 outputs must name one */
+    QMM_ROUND_TFLITE = 1,
+    QMM_ROUND_SINGLE = 2,
+    QMM_ROUND_FLOAT = 3,
+} qmm_rounding;
+
+/* The float stage (QMM_TYPE_F32). */
+typedef struct qmm_dequant {
+    qmm_f32_param scale;        /* NONE (1), MATRIX, PER_ROW, PER_COL, PER_ROW_COL */
+    qmm_f32_param bias;         /* NONE (0), MATRIX, PER_ROW, PER_COL */
+    int clamp;                  /* nonzero: clamp to [min, max] */
+    float min, max;
+} qmm_dequant;
+
+/* The int8 / uint8 stage (QMM_TYPE_I8, QMM_TYPE_U8). */
+typedef struct qmm_requant {
+    qmm_rounding rounding;
+    qmm_per per;                       /* MATRIX, PER_ROW or PER_COL: of the multiplier or scale */
+    int32_t multiplier, shift;         /* TFLITE, SINGLE, per matrix */
+    const int32_t *multipliers, *shifts;  /* TFLITE, SINGLE, per row or column */
+    float scale;                       /* FLOAT, per matrix */
+    const float *scales;               /* FLOAT, per row or column */
+    int32_t zero_point;                /* the output's, in its type's range */
+    int clamp;                         /* nonzero: clamp to [min, max] (in the type's range) */
+    int32_t min, max;
+} qmm_requant;
+
+/* The output: element (i, j) at ((T *)data)[i*rs + j*cs], T of `type`. */
+typedef struct qmm_output {
+    qmm_type type;
+    void *data;
+    ptrdiff_t rs, cs;
+    qmm_i32_param bias;         /* int32 added to acc: NONE, MATRIX, PER_ROW or PER_COL */
+    qmm_dequant dequant;        /* read for QMM_TYPE_F32 only */
+    qmm_requant requant;        /* read for QMM_TYPE_I8 and QMM_TYPE_U8 only */
+} qmm_output;
+
+/* C[m x n] = stage(A[m x k] . B[k x n]). */
+typedef struct qmm_gemm_desc {
+    size_t m, n, k;
+    qmm_operand a, b;
+    qmm_output c;
+} qmm_gemm_desc;
+
+/* The product d describes, one-shot. d NULL is QMM_ERR_INVALID_ARG; m == 0
+ * or n == 0 does nothing and returns QMM_OK whatever the rest of d. */
+QMM_API qmm_status qmm_gemm(const qmm_gemm_desc *d);
+
+/* Which operand of a plan's products is fixed (the weights), packed once. */
+typedef enum qmm_weights {
+    QMM_WEIGHTS_A = 0,  /* C = W . X: W is A (m x k); n may be QMM_SYMBOLIC */
+    QMM_WEIGHTS_B = 1,  /* C = X . W: W is B (k x n), for example a PyTorch or ONNX
+                           weight stored [out x in] row-major, which is B with
+                           rs = 1, cs = in; m (tokens) may be QMM_SYMBOLIC */
+} qmm_weights;
+
+#define QMM_SYMBOLIC QMM_N_SYMBOLIC  /* a size known only when the plan runs */
+
+/* A plan for d's products with d's weights operand (d->a or d->b, by
+ * `weights`: data, strides, type, zero point) packed now, with its line sums,
+ * on the threads of the thread count. d's sizes are fixed but for the
+ * activation's free dimension (n for QMM_WEIGHTS_A, m for QMM_WEIGHTS_B),
+ * which may be QMM_SYMBOLIC. The other operand and the output are not read.
+ * Runs with one row of activations (m == 1 under QMM_WEIGHTS_B, n == 1 under
+ * QMM_WEIGHTS_A) go to a matrix-vector kernel. *plan is set only on success. */
+QMM_API qmm_status qmm_plan_create_gemm(qmm_plan **plan, const qmm_gemm_desc *d,
+                                        qmm_weights weights);
+
+/* Runs a plan on d: d's sizes equal the plan's (its symbolic one any
+ * value; the free one may also be 0, which does nothing), d's other operand
+ * and output as in qmm_gemm; d's weights operand is not read (the plan's is
+ * used). A NULL or unpacked plan, or a NULL d, is QMM_ERR_INVALID_ARG. Plans made by qmm_plan_create and
+ * qmm_plan_pack_a are QMM_WEIGHTS_A plans with int8 weights and no zero point.
+ * Like qmm_plan_run, it only reads the plan. */
+QMM_API qmm_status qmm_plan_gemm(const qmm_plan *plan, const qmm_gemm_desc *d);
 
 /*
  * Threads.

@@ -1,0 +1,96 @@
+/*
+ * The output stage of a product, as the tile seam applies it (compute/tile.h):
+ * the zero points' corrections, the bias, and the conversion to C's type,
+ * one finished tile at a time while it is in cache.
+ *
+ * Everything here is in the coordinates of the product the kernels compute,
+ * which is the caller's C or its transpose (a single-row product run on a
+ * GEMV kernel, a plan whose weights are B): a parameter runs along the job's
+ * rows, along its columns, or is one value, and stage.c (describe) maps the
+ * caller's rows and columns onto these when it builds the epilogue.
+ */
+#ifndef QMM_EPILOGUE_H
+#define QMM_EPILOGUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qmm/qmm.h"
+
+typedef enum qmm_along {
+    QMM_ALONG_NONE,  /* one value: v[0] */
+    QMM_ALONG_ROWS,  /* v[i] for row i */
+    QMM_ALONG_COLS,  /* v[j] for column j */
+} qmm_along;
+
+typedef struct qmm_ivec {
+    const int32_t *v;  /* NULL: absent */
+    qmm_along along;
+} qmm_ivec;
+
+typedef struct qmm_fvec {
+    const float *v;    /* NULL: absent */
+    qmm_along along;
+} qmm_fvec;
+
+/* The largest block (rows x columns) the stage takes at once: a tile, or a
+ * run of one row. */
+#define QMM_EPILOGUE_MAX_BLOCK 1024
+
+typedef struct qmm_epilogue qmm_epilogue;
+
+/* The stage on the mv x nv block of C at (i, j), mv * nv <= QMM_EPILOGUE_MAX_BLOCK,
+ * from its finished int32 sums (element (ii, jj) at acc[ii*acc_rs + jj*acc_cs];
+ * acc may be C itself when C is int32). */
+typedef void qmm_epilogue_fn(const qmm_epilogue *e, size_t i, size_t j, size_t mv, size_t nv,
+                             const int32_t *acc, ptrdiff_t acc_rs, ptrdiff_t acc_cs);
+
+/* The most products of a row value by a column value added to the sums:
+ * the two zero-point terms when both zero points are per channel. */
+#define QMM_EPILOGUE_TERMS 2
+
+struct qmm_epilogue {
+    qmm_epilogue_fn *tile;   /* the instance for this CPU (qmm_epilogue_pick) */
+    qmm_type type;           /* of C */
+    void *c;                 /* element (i, j) at c[i*rs + j*cs], in elements of type */
+    ptrdiff_t rs, cs;
+    /* int32, wrapping: acc + row_add[i] + col_add[j] + sum_t term[t][0](i,j) * term[t][1](i,j),
+     * row_add and col_add NULL when absent (the int32 bias and the zero points'
+     * corrections, gathered by compute/quantized.c) */
+    const int32_t *row_add, *col_add;
+    unsigned terms;
+    qmm_ivec term[QMM_EPILOGUE_TERMS][2];
+    /* QMM_TYPE_F32: y = (float)acc; y *= scale[0]; y *= scale[1]; y += fbias; clamp */
+    qmm_fvec scale[2];
+    qmm_fvec fbias;
+    int fclamp;
+    float fmin, fmax;
+    /* QMM_TYPE_I8, QMM_TYPE_U8 */
+    qmm_rounding rounding;
+    qmm_ivec multiplier, shift;  /* QMM_ROUND_TFLITE, QMM_ROUND_SINGLE */
+    qmm_fvec qscale;             /* QMM_ROUND_FLOAT */
+    int32_t zero_point, qmin, qmax;
+};
+
+/* The stage on a block of C: e->tile. */
+static inline void qmm_epilogue_tile(const qmm_epilogue *e, size_t i, size_t j, size_t mv,
+                                     size_t nv, const int32_t *acc, ptrdiff_t acc_rs,
+                                     ptrdiff_t acc_cs)
+{
+    e->tile(e, i, j, mv, nv, acc, acc_rs, acc_cs);
+}
+
+/* The instance of the stage for this CPU: every instance gives the same bits. */
+qmm_epilogue_fn *qmm_epilogue_pick(void);
+
+/* The instances (output/epilogue_tile.h). */
+qmm_epilogue_fn qmm_epilogue_tile_generic;
+#if defined(__x86_64__)
+qmm_epilogue_fn qmm_epilogue_tile_avx2;
+#endif
+
+/* Whether C is plain int32 sums, nothing added: the kernels then store their
+ * tiles into C without a stage. */
+int qmm_epilogue_is_plain(const qmm_epilogue *e);
+
+#endif
