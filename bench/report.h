@@ -15,4 +15,15 @@ void bench_report_begin(int csv, const bench_contender *who, size_t count);
 void bench_report_shape(int csv, bench_shape s, const bench_contender *who, size_t count,
                         const bench_shape_result *r);
 
+/* After the table, for each shape that ran (results[i].reps != 0) as a
+ * decode step of a plan contender (weights.h), the weights' bytes over the
+ * median time: how close the plan comes to the read bandwidth (--bandwidth).
+ * Nothing in CSV. */
+void bench_report_weights_read(int csv, const bench_shape *shapes,
+                               const bench_shape_result *results, size_t shape_count,
+                               const bench_contender *who, size_t count);
+
+/* --bandwidth's answer, given in bytes per second. */
+void bench_report_bandwidth(double bytes_per_second);
+
 #endif

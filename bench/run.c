@@ -21,11 +21,12 @@ int bench_outcome_passed(const bench_outcome *o)
 }
 
 /* One contender's calls on a shape: its product, and qmm_gemm's descriptor
- * of it, made once, outside the timed calls. */
+ * of it and its plan, made once, outside the timed calls. */
 typedef struct call {
     const bench_contender *who;
     bench_product p;
     qmm_gemm_desc d;
+    qmm_plan *plan;             /* --weights a or b, once made; else NULL */
 } call;
 
 static call make_call(const bench_contender *who, bench_shape s, const int8_t *a,
@@ -38,15 +39,19 @@ static call make_call(const bench_contender *who, bench_shape s, const int8_t *a
     return x;
 }
 
-/* C = stage(A.B), all row-major, packing included. A quantized product
- * through qmm_gemm; int8 A to int32 as before qmm_gemm existed, so that its
- * figures stay comparable: through the public call, or through the same
- * one-shot plan with the kernel forced. */
+/* C = stage(A.B), all row-major, packing included but for a plan's
+ * weights. A plan runs on the descriptor's other operand and output (a plan
+ * that could not be made fails here too, its status already kept). A
+ * quantized product through qmm_gemm; int8 A to int32 as before qmm_gemm
+ * existed, so that its figures stay comparable: through the public call, or
+ * through the same one-shot plan with the kernel forced. */
 static qmm_status multiply(const call *x)
 {
     const bench_product *p = &x->p;
     const bench_shape s = p->s;
     qmm_set_num_threads(x->who->threads);
+    if (x->who->weights != BENCH_WEIGHTS_NONE)
+        return qmm_plan_gemm(x->plan, &x->d);
     if (bench_is_quantized(p->a_type, p->out))
         return qmm_gemm(&x->d);
     if (x->who->forced == NULL)
@@ -93,12 +98,32 @@ static void fill_operands(bench_shape s, int8_t *a, int8_t *b)
     a[0] = b[0] = INT8_MIN;
 }
 
-/* Warm up, time and check the calls, on operands filled; 0 if the timings
- * do not fit in memory. */
-static int time_and_check(const call *calls, size_t count, size_t reps, bench_shape_result *res)
+/* The contenders' plans, from the operands filled, and the kernel each
+ * contender runs: a plan chooses its own, for its free size. Made before
+ * any call, so that packing the weights, done once per layer in an
+ * inference, stays out of the timing. */
+static void make_plans(call *calls, size_t count, bench_shape_result *res)
+{
+    for (size_t w = 0; w < count; w++) {
+        call *x = &calls[w];
+        bench_outcome *o = &res->per[w];
+        const bench_weights weights = x->who->weights;
+        o->kernel = x->who->name;
+        if (weights == BENCH_WEIGHTS_NONE)
+            continue;
+        o->status = bench_plan_create(&x->plan, &x->d, weights);
+        if (o->status == QMM_OK)
+            o->kernel = qmm_plan_kernel_name(x->plan, bench_plan_free_size(x->p.s, weights));
+    }
+}
+
+/* Make the plans, warm up, time and check the calls, on operands filled; 0
+ * if the timings do not fit in memory. */
+static int time_and_check(call *calls, size_t count, size_t reps, bench_shape_result *res)
 {
     memset(res, 0, sizeof *res);
     const bench_shape s = calls[0].p.s;
+    make_plans(calls, count, res);
 
     /* Each contender writes its own C, prefilled with a value that small
      * products do not give, so entries a kernel skips cannot pass as zeros
@@ -146,8 +171,10 @@ int bench_run_shape(bench_shape s, const bench_contender *who, size_t count, siz
         bench_format_shape(s, text);
         fprintf(stderr, "qmm-bench: %s: not enough memory\n", text);
     }
-    for (size_t w = 0; w < count; w++)
+    for (size_t w = 0; w < count; w++) {
+        qmm_plan_destroy(calls[w].plan);
         free(calls[w].p.c);
+    }
     free(b);
     free(a);
     bench_params_free(&params);

@@ -81,16 +81,17 @@ qmm_status qmm_gemm(const qmm_gemm_desc *d)
         qmm_log("invalid argument: the descriptor is NULL");
         return QMM_ERR_INVALID_ARG;
     }
-    const size_t m = d->m, n = d->n;
-    if (qmm_type_bytes(d->c.type) == 0) {
+    const size_t m = d->m, n = d->n, elem = qmm_type_bytes(d->c.type);
+    if (m == 0 || n == 0)
+        return QMM_OK;
+    if (elem == 0) {
         qmm_log("invalid argument: the output type is unknown");
         return QMM_ERR_INVALID_ARG;
     }
     /* Sizes and spans first: the descriptor's rules read m or n values. */
     qmm_status st = qmm_check_args(m, n, d->k, d->a.data, d->a.rs, d->a.cs, d->b.data, d->b.rs,
-                                   d->b.cs, d->c.data, qmm_type_bytes(d->c.type), d->c.rs,
-                                   d->c.cs);
-    if (st != QMM_OK || m == 0 || n == 0)
+                                   d->b.cs, d->c.data, elem, d->c.rs, d->c.cs);
+    if (st != QMM_OK)
         return st;
     if ((st = check_desc(d)) != QMM_OK)
         return st;

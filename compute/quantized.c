@@ -43,6 +43,13 @@ void qmm_side_data(qmm_side *side, const qmm_operand *x, int is_b, size_t lines,
     /* Lines and depths in the source: A's rows, or B's columns. */
     const ptrdiff_t ls = is_b ? x->cs : x->rs, ds = is_b ? x->rs : x->cs;
     const int flip = x->type == QMM_TYPE_U8;
+    if (k == 0) {
+        /* No data to read (it may be NULL): the sums are zero. */
+        for (size_t i = 0; want_sums && i < lines; i++)
+            sums[i] = 0;
+        side->sums = want_sums ? sums : side->sums;
+        return;
+    }
     if (!flip && !want_sums)
         return;
     qmm_operand_copy cp = qmm_operand_copy_layout(copy, lines, k, ls);
@@ -61,7 +68,7 @@ void qmm_side_data(qmm_side *side, const qmm_operand *x, int is_b, size_t lines,
  * zero points, sums, corrections) and the uint8 copies; 0 on overflow. */
 static size_t operand_bytes(size_t m, size_t n, size_t k, int copy_a, int copy_b)
 {
-    const size_t most = SIZE_MAX / 16;
+    const size_t most = (SIZE_MAX - QMM_WORKSPACE_ALIGN) / 16;
     if (m > most || n > most - m)
         return 0;
     size_t bytes = 4 * sizeof(int32_t) * (m + n) + QMM_WORKSPACE_ALIGN;

@@ -17,6 +17,8 @@ static void put_sums(const qmm_c_view *to, size_t i, size_t j, size_t mv, size_t
 }
 
 enum { PUT_RUN = 256 };
+_Static_assert(QMM_MAX_TILE <= QMM_EPILOGUE_MAX_BLOCK && PUT_RUN <= QMM_EPILOGUE_MAX_BLOCK,
+               "the stage takes a whole tile, and a run of a row, at once");
 
 void qmm_tile_put(const qmm_c_view *to, const qmm_epilogue *finish, size_t i, size_t j,
                   size_t mv, size_t nv, const int32_t *from, size_t from_rs,
@@ -64,6 +66,8 @@ void qmm_tile_compute(const qmm_kernel *kern, size_t kp, const void *ap, const v
         return;
     }
     int32_t scratch[QMM_MAX_TILE];
+    if (finish != NULL)
+        qmm_epilogue_prefetch(finish, i, j, mv, nv);
     if (mv < mr && kern->run_rows != NULL)
         kern->run_rows((unsigned)mv, kp, ap, bp, scratch, (ptrdiff_t)nr, 1);
     else

@@ -23,12 +23,13 @@ static qmm_status invalid(const char *what, const char *why)
     return QMM_ERR_INVALID_ARG;
 }
 
-/* Values a parameter of this kind has for an m x n C; 0 for a kind it may
- * not be (allowed: a bit per qmm_per). */
+/* Values a parameter of this kind has for an m x n C; NOT_ALLOWED for a
+ * kind it may not be (allowed: a bit per qmm_per). */
+#define NOT_ALLOWED SIZE_MAX
 static size_t count_of(qmm_per per, size_t m, size_t n, unsigned allowed)
 {
     if ((unsigned)per > QMM_PER_ROW_COL || !(allowed & 1u << per))
-        return 0;
+        return NOT_ALLOWED;
     switch (per) {
     case QMM_PER_NONE:
     case QMM_PER_MATRIX:
@@ -50,7 +51,7 @@ static const unsigned BIAS_KINDS = ALLOW(QMM_PER_NONE) | ALLOW(QMM_PER_MATRIX) |
 static qmm_status check_i32(const qmm_i32_param *p, const char *what, size_t m, size_t n,
                             unsigned allowed, int32_t lo, int32_t hi)
 {
-    if (count_of(p->per, m, n, allowed) == 0)
+    if (count_of(p->per, m, n, allowed) == NOT_ALLOWED)
         return invalid(what, "has a kind (qmm_per) it cannot have");
     if (p->per == QMM_PER_NONE)
         return QMM_OK;
@@ -76,7 +77,7 @@ static qmm_status check_f32(const qmm_f32_param *p, const char *what, size_t m, 
                             unsigned allowed, int positive)
 {
     const size_t count = count_of(p->per, m, n, allowed);
-    if (count == 0)
+    if (count == NOT_ALLOWED)
         return invalid(what, "has a kind (qmm_per) it cannot have");
     if (p->per == QMM_PER_NONE)
         return QMM_OK;
@@ -106,9 +107,8 @@ static qmm_status check_requant(const qmm_requant *r, qmm_type type, size_t m, s
 {
     const int32_t lo = type == QMM_TYPE_U8 ? 0 : INT8_MIN, hi = type == QMM_TYPE_U8 ? 255 : INT8_MAX;
     const unsigned kinds = ALLOW(QMM_PER_MATRIX) | ALLOW(QMM_PER_ROW) | ALLOW(QMM_PER_COL);
-    const size_t count = count_of(r->per, m, n, kinds);
     qmm_status st = QMM_OK;
-    if (count == 0)
+    if (count_of(r->per, m, n, kinds) == NOT_ALLOWED)
         return invalid("the requantization", "must be per matrix, per row or per column");
     switch (r->rounding) {
     case QMM_ROUND_TFLITE:
@@ -192,8 +192,7 @@ static qmm_fvec fvec_of(const qmm_f32_param *p, int transposed)
 void qmm_epilogue_describe(qmm_epilogue *e, const qmm_output *o, int transposed)
 {
     *e = (qmm_epilogue){.tile = qmm_epilogue_pick(), .type = o->type, .c = o->data,
-                        .rs = transposed ? o->cs : o->rs, .cs = transposed ? o->rs : o->cs,
-                        .rounding = o->requant.rounding};
+                        .rs = transposed ? o->cs : o->rs, .cs = transposed ? o->rs : o->cs};
     if (o->type == QMM_TYPE_F32) {
         const qmm_dequant *d = &o->dequant;
         e->scale[0] = fvec_of(&d->scale, transposed);
@@ -212,6 +211,7 @@ void qmm_epilogue_describe(qmm_epilogue *e, const qmm_output *o, int transposed)
         e->multiplier = (qmm_ivec){single ? &r->multiplier : r->multipliers, along};
         e->shift = (qmm_ivec){single ? &r->shift : r->shifts, along};
         e->qscale = (qmm_fvec){single ? &r->scale : r->scales, along};
+        e->rounding = r->rounding;
         e->zero_point = r->zero_point;
         e->qmin = r->clamp ? r->min : u8 ? 0 : INT8_MIN;
         e->qmax = r->clamp ? r->max : u8 ? 255 : INT8_MAX;

@@ -6,7 +6,7 @@
  * Everything here is in the coordinates of the product the kernels compute,
  * which is the caller's C or its transpose (a single-row product run on a
  * GEMV kernel, a plan whose weights are B): a parameter runs along the job's
- * rows, along its columns, or is one value, and stage.c (describe) maps the
+ * rows, along its columns, or is one value, and output/describe.c maps the
  * caller's rows and columns onto these when it builds the epilogue.
  */
 #ifndef QMM_EPILOGUE_H
@@ -78,6 +78,23 @@ static inline void qmm_epilogue_tile(const qmm_epilogue *e, size_t i, size_t j, 
                                      ptrdiff_t acc_cs)
 {
     e->tile(e, i, j, mv, nv, acc, acc_rs, acc_cs);
+}
+
+/* Asks for the lines of C's mv x nv block at (i, j) to be brought into
+ * the cache for writing, so that they arrive while the kernel computes the
+ * tile rather than stall the stage's stores. */
+static inline void qmm_epilogue_prefetch(const qmm_epilogue *e, size_t i, size_t j, size_t mv,
+                                         size_t nv)
+{
+    const size_t bytes = e->type == QMM_TYPE_I8 || e->type == QMM_TYPE_U8 ? 1 : 4;
+    if (e->cs != 1)
+        return;
+    for (size_t ii = 0; ii < mv; ii++) {
+        const char *row = (const char *)e->c + ((ptrdiff_t)(i + ii) * e->rs + (ptrdiff_t)j) *
+                                                   (ptrdiff_t)bytes;
+        __builtin_prefetch(row, 1);
+        __builtin_prefetch(row + nv * bytes - 1, 1);
+    }
 }
 
 /* The instance of the stage for this CPU: every instance gives the same bits. */

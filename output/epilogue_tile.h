@@ -135,27 +135,67 @@ static void LOCAL(finish_sums)(const qmm_epilogue *e, size_t i, size_t j, size_t
         }
 }
 
+/* Whether a parameter's values change from row to row. */
+static inline int LOCAL(by_row_f)(const qmm_fvec *v)
+{
+    return v->v != NULL && v->along == QMM_ALONG_ROWS;
+}
+
+static inline int LOCAL(by_row_i)(const qmm_ivec *v)
+{
+    return v->along == QMM_ALONG_ROWS;
+}
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* One row of the float stage; `twice` (a second scale) and `clamp` are
+ * constants in each instance, so that the common row does no more than it
+ * needs: convert, multiply, add. */
+static ALWAYS_INLINE void LOCAL(dequantize_row)(const int32_t *restrict in, float *restrict out,
+                                                size_t nv, const float *restrict s0,
+                                                const float *restrict s1,
+                                                const float *restrict fb, float lo, float hi,
+                                                const int twice, const int clamp)
+{
+    for (size_t jj = 0; jj < nv; jj++) {
+        float v = (float)in[jj];
+        v = v * s0[jj];
+        if (twice)
+            v = v * s1[jj];
+        v = v + fb[jj];
+        out[jj] = clamp ? (v < lo ? lo : v > hi ? hi : v) : v;
+    }
+}
+
 /* y = clamp((((float)s * scale[0]) * scale[1]) + float bias), rows of nv. */
 static void LOCAL(dequantize)(const qmm_epilogue *e, size_t i, size_t j, size_t mv, size_t nv,
                               const int32_t *restrict s, ptrdiff_t s_rs, float *restrict y,
                               ptrdiff_t y_rs)
 {
     LOCAL(fparam) p0, p1, pb;
-    const float lo = e->fclamp ? e->fmin : -INFINITY, hi = e->fclamp ? e->fmax : INFINITY;
+    LOCAL(fparam_row)(&p0, &e->scale[0], i, j, nv, 1.0f, 1);
+    LOCAL(fparam_row)(&p1, &e->scale[1], i, j, nv, 1.0f, 1);
+    LOCAL(fparam_row)(&pb, &e->fbias, i, j, nv, -0.0f, 1);
+    const int rows = LOCAL(by_row_f)(&e->scale[0]) || LOCAL(by_row_f)(&e->scale[1]) ||
+                     LOCAL(by_row_f)(&e->fbias);
+    const int twice = e->scale[1].v != NULL, clamp = e->fclamp;
+    const float lo = e->fmin, hi = e->fmax;
     for (size_t ii = 0; ii < mv; ii++) {
-        LOCAL(fparam_row)(&p0, &e->scale[0], i + ii, j, nv, 1.0f, ii == 0);
-        LOCAL(fparam_row)(&p1, &e->scale[1], i + ii, j, nv, 1.0f, ii == 0);
-        LOCAL(fparam_row)(&pb, &e->fbias, i + ii, j, nv, -0.0f, ii == 0);
-        const float *restrict s0 = p0.at, *restrict s1 = p1.at, *restrict fb = pb.at;
-        const int32_t *restrict in = s + (ptrdiff_t)ii * s_rs;
-        float *restrict out = y + (ptrdiff_t)ii * y_rs;
-        for (size_t jj = 0; jj < nv; jj++) {
-            float v = (float)in[jj];
-            v = v * s0[jj];
-            v = v * s1[jj];
-            v = v + fb[jj];
-            out[jj] = v < lo ? lo : v > hi ? hi : v;
+        if (rows && ii > 0) {
+            LOCAL(fparam_row)(&p0, &e->scale[0], i + ii, j, nv, 1.0f, 0);
+            LOCAL(fparam_row)(&p1, &e->scale[1], i + ii, j, nv, 1.0f, 0);
+            LOCAL(fparam_row)(&pb, &e->fbias, i + ii, j, nv, -0.0f, 0);
         }
+        const int32_t *in = s + (ptrdiff_t)ii * s_rs;
+        float *out = y + (ptrdiff_t)ii * y_rs;
+        if (twice && clamp)
+            LOCAL(dequantize_row)(in, out, nv, p0.at, p1.at, pb.at, lo, hi, 1, 1);
+        else if (twice)
+            LOCAL(dequantize_row)(in, out, nv, p0.at, p1.at, pb.at, lo, hi, 1, 0);
+        else if (clamp)
+            LOCAL(dequantize_row)(in, out, nv, p0.at, p1.at, pb.at, lo, hi, 0, 1);
+        else
+            LOCAL(dequantize_row)(in, out, nv, p0.at, p1.at, pb.at, lo, hi, 0, 0);
     }
 }
 
@@ -169,9 +209,12 @@ static void LOCAL(requantize)(const qmm_epilogue *e, size_t i, size_t j, size_t 
          * so clamping commutes with rounding), then rounded to nearest even
          * by adding and taking away 1.5 * 2^23 (exact for |v| < 2^22). */
         LOCAL(fparam) p;
+        LOCAL(fparam_row)(&p, &e->qscale, i, j, nv, 1.0f, 1);
+        const int rows = LOCAL(by_row_f)(&e->qscale);
         const float flo = (float)lo, fhi = (float)hi, magic = 12582912.0f;
         for (size_t ii = 0; ii < mv; ii++) {
-            LOCAL(fparam_row)(&p, &e->qscale, i + ii, j, nv, 1.0f, ii == 0);
+            if (rows && ii > 0)
+                LOCAL(fparam_row)(&p, &e->qscale, i + ii, j, nv, 1.0f, 0);
             const float *restrict sc = p.at;
             for (size_t jj = 0; jj < nv; jj++) {
                 float v = (float)s[ii * nv + jj] * sc[jj];
@@ -183,10 +226,14 @@ static void LOCAL(requantize)(const qmm_epilogue *e, size_t i, size_t j, size_t 
         return;
     }
     LOCAL(iparam) pm, ps;
-    const int single = e->rounding == QMM_ROUND_SINGLE;
+    LOCAL(iparam_row)(&pm, &e->multiplier, i, j, nv, 1);
+    LOCAL(iparam_row)(&ps, &e->shift, i, j, nv, 1);
+    const int rows = LOCAL(by_row_i)(&e->multiplier), single = e->rounding == QMM_ROUND_SINGLE;
     for (size_t ii = 0; ii < mv; ii++) {
-        LOCAL(iparam_row)(&pm, &e->multiplier, i + ii, j, nv, ii == 0);
-        LOCAL(iparam_row)(&ps, &e->shift, i + ii, j, nv, ii == 0);
+        if (rows && ii > 0) {
+            LOCAL(iparam_row)(&pm, &e->multiplier, i + ii, j, nv, 0);
+            LOCAL(iparam_row)(&ps, &e->shift, i + ii, j, nv, 0);
+        }
         const int32_t *restrict m = pm.at, *restrict sh = ps.at, *restrict in = s + ii * nv;
         int32_t *restrict out = q + ii * nv;
         if (single) {
@@ -259,5 +306,6 @@ void QMM_EPILOGUE_TILE_FN(const qmm_epilogue *e, size_t i, size_t j, size_t mv, 
 }
 
 #undef LOCAL
+#undef ALWAYS_INLINE
 #undef TILE_FN
 #undef TILE_FN_

@@ -16,7 +16,7 @@
  *    QMM_ERR_INVALID_ARG.
  *  - m == 0 or n == 0 does nothing and returns QMM_OK, whatever the pointers
  *    and strides (leading dimensions of qmm_i8_i32 are still checked).
- *    k == 0 writes zeros to C.
+ *    k == 0 writes zeros to C (qmm_gemm: the output stage of zero sums).
  *  - m, n and k must each be at most PTRDIFF_MAX (the rule above comes first:
  *    an empty product is QMM_OK whatever k), and the span of memory an
  *    operand covers (from its lowest to its highest element, in bytes) must be
@@ -118,8 +118,9 @@ QMM_API qmm_status qmm_plan_pack_a(qmm_plan *plan, const int8_t *a, size_t lda);
  * n == 0 does nothing and returns QMM_OK on any packed plan.
  * QMM_ERR_INVALID_ARG before qmm_plan_pack_a, for an n the plan cannot run,
  * for B and C arguments that break the rules, or for a plan made by
- * qmm_plan_create_gemm whose weights are B, uint8 or with a zero point
- * (qmm_plan_gemm runs those). */
+ * qmm_plan_create_gemm whose weights are B or need a zero-point correction
+ * (uint8 weights with a zero point other than 128, int8 ones with one other
+ * than 0); qmm_plan_gemm runs those. */
 QMM_API qmm_status qmm_plan_run(const qmm_plan *plan, size_t n, const int8_t *b, size_t ldb,
                                 int32_t *c, size_t ldc);
 
@@ -145,7 +146,7 @@ QMM_API void qmm_plan_destroy(qmm_plan *plan);
  *
  * A field left out is zero, which means absent (no zero point, no bias, scale 1,
  * no clamp) or the first enumerator (int8 operands). Every parameter array is
- * read during the call only.
+ * read during the call only, and must not overlap C.
  *
  * The sums. With za(i) A's zero point (one value, or one per row of A) and
  * zb(j) B's (one value, or one per column of B):
@@ -193,7 +194,8 @@ QMM_API void qmm_plan_destroy(qmm_plan *plan);
  *                     to even; S finite and > 0, one value or one per row or column.
  *
  * Float results assume the default floating-point environment (round to
- * nearest even, no flush-to-zero set by the caller). The float scale and
+ * nearest even, no flush-to-zero) on every thread that runs the call: the
+ * caller's, OpenMP's, or an engine's pool (qmm_set_parallel_for). The float scale and
  * bias may be any finite values; requant.per must be MATRIX, PER_ROW or
  * PER_COL. The fields of stages and rules other than the ones C's type and
  * requant.rounding select are not read.
