@@ -617,8 +617,8 @@ static void probe(const char *what, qmm_output out, const int32_t *x, size_t cnt
         out.cs = c.cs;
         out.bias = (qmm_i32_param){QMM_PER_COL, 0, bias};
         qmm_gemm_desc d = {.m = 1, .n = cnt, .k = k,
-                           .a = {QMM_TYPE_I8, k ? &one : NULL, 1, 1},
-                           .b = {QMM_TYPE_I8, k ? b : NULL, (ptrdiff_t)cnt, 1},
+                           .a = {.type = QMM_TYPE_I8, .data = k ? &one : NULL, .rs = 1, .cs = 1},
+                           .b = {.type = QMM_TYPE_I8, .data = k ? b : NULL, .rs = (ptrdiff_t)cnt, .cs = 1},
                            .c = out};
         for (size_t j = 0; j < cnt; j++) {
             ref_element(&d, 0, j, ref + j * es);
@@ -1198,7 +1198,8 @@ static void unsupported(const char *name)
 {
     int8_t a = 1, b = 1;
     int32_t c = 7;
-    qmm_gemm_desc d = {.m = 1, .n = 1, .k = 1, .a = {QMM_TYPE_I8, &a, 1, 1}, .b = {QMM_TYPE_I8, &b, 1, 1},
+    qmm_gemm_desc d = {.m = 1, .n = 1, .k = 1, .a = {.type = QMM_TYPE_I8, .data = &a, .rs = 1, .cs = 1},
+                       .b = {.type = QMM_TYPE_I8, .data = &b, .rs = 1, .cs = 1},
                        .c = {.type = QMM_TYPE_I32, .data = &c, .rs = 1, .cs = 1}};
     qmm_status st = qmm_gemm(&d);
     CHECK(st == QMM_ERR_UNSUPPORTED && c == 7, "QMM_KERNEL=%s (not supported here): %s, C = %ld", name,
