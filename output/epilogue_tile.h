@@ -68,18 +68,16 @@ static void LOCAL(iparam_row)(LOCAL(iparam) *p, const qmm_ivec *v, size_t i, siz
     p->at = p->buf;
 }
 
-/* gemmlowp's SaturatingRoundingDoublingHighMul: the high 32 bits of 2ab,
- * rounded half toward +infinity (the nudge), INT32_MAX for INT32_MIN^2. The
- * quotient by 2^31 truncates toward zero; only its low 32 bits are kept, so
- * a logical shift of the value biased toward zero gives them. */
+/* gemmlowp's SaturatingRoundingDoublingHighMul for b >= 0 (the multiplier,
+ * checked: its saturation, a == b == INT32_MIN, cannot happen): 2ab / 2^32
+ * rounded half toward +infinity, which is floor((ab + 2^30) / 2^31) for
+ * either sign of ab (gemmlowp's nudge of 1 - 2^30 for a negative ab, then
+ * division toward zero, gives the same). Only the low 32 bits of the
+ * quotient are kept, so a logical shift gives them. */
 static inline int32_t LOCAL(doubling_high_mul)(int32_t a, int32_t b)
 {
-    const int64_t ab = (int64_t)a * b;
-    const int64_t nudge = ab >= 0 ? (int64_t)1 << 30 : 1 - ((int64_t)1 << 30);
-    const int64_t v = ab + nudge;
-    const int64_t toward_zero = v + (v < 0 ? ((int64_t)1 << 31) - 1 : 0);
-    const int32_t q = (int32_t)(uint32_t)((uint64_t)toward_zero >> 31);
-    return a == INT32_MIN && b == INT32_MIN ? INT32_MAX : q;
+    const int64_t v = (int64_t)a * b + ((int64_t)1 << 30);
+    return (int32_t)(uint32_t)((uint64_t)v >> 31);
 }
 
 /* gemmlowp's RoundingDivideByPOT: x / 2^e, rounded half away from zero. */
