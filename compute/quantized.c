@@ -170,9 +170,10 @@ qmm_status qmm_quantized_run(const qmm_gemm_desc *d, qmm_job *base, int transpos
     if (prepare_b)
         qmm_side_data(&b, &d->b, 1, n, k, a.has_zp, sums_b, copy + (copy_a ? m * k : 0));
 
-    qmm_epilogue e;
+    qmm_epilogue e, twin;
     qmm_epilogue_describe(&e, &d->c, transposed);
     add_corrections(&e, &d->c, &a, &b, m, n, k, transposed, row_fix, col_fix, ra);
+    qmm_epilogue_pair_twin(&e, &twin);
 
     qmm_job job = *base;
     job.k = k;

@@ -51,6 +51,9 @@ typedef void qmm_epilogue_fn(const qmm_epilogue *e, size_t i, size_t j, size_t m
 
 struct qmm_epilogue {
     qmm_epilogue_fn *tile;   /* the instance for this CPU (qmm_epilogue_pick) */
+    /* The same stage seen on C^T, or NULL: set where C's columns are apart
+     * and its rows adjacent, so that the stage can run along C's memory. */
+    const qmm_epilogue *twin;
     qmm_type type;           /* of C */
     void *c;                 /* element (i, j) at c[i*rs + j*cs], in elements of type */
     ptrdiff_t rs, cs;
@@ -72,13 +75,23 @@ struct qmm_epilogue {
     int32_t zero_point, qmin, qmax;
 };
 
-/* The stage on a block of C: e->tile. */
+/* The stage on a block of C: e->tile, on the twin's view when there is
+ * one and the block is taller than wide (the stage's loops run along a row:
+ * the longer side, and C's memory). */
 static inline void qmm_epilogue_tile(const qmm_epilogue *e, size_t i, size_t j, size_t mv,
                                      size_t nv, const int32_t *acc, ptrdiff_t acc_rs,
                                      ptrdiff_t acc_cs)
 {
-    e->tile(e, i, j, mv, nv, acc, acc_rs, acc_cs);
+    if (e->twin != NULL && mv > nv)
+        e->twin->tile(e->twin, j, i, nv, mv, acc, acc_cs, acc_rs);
+    else
+        e->tile(e, i, j, mv, nv, acc, acc_rs, acc_cs);
 }
+
+/* Sets e->twin to t, e seen on C^T, when C's rows are adjacent and its
+ * columns apart (a transposed job's C, or a column-major one); t must live
+ * as long as e. */
+void qmm_epilogue_pair_twin(qmm_epilogue *e, qmm_epilogue *t);
 
 /* Asks for the lines of C's mv x nv block at (i, j) to be brought into
  * the cache for writing, so that they arrive while the kernel computes the
@@ -87,6 +100,15 @@ static inline void qmm_epilogue_prefetch(const qmm_epilogue *e, size_t i, size_t
                                          size_t nv)
 {
     const size_t bytes = e->type == QMM_TYPE_I8 || e->type == QMM_TYPE_U8 ? 1 : 4;
+    if (e->twin != NULL && mv > nv) {
+        const size_t t = i;
+        e = e->twin;
+        i = j;
+        j = t;
+        const size_t u = mv;
+        mv = nv;
+        nv = u;
+    }
     if (e->cs != 1)
         return;
     for (size_t ii = 0; ii < mv; ii++) {
