@@ -2,7 +2,9 @@
  * The stage on one block of C, as a template: output/epilogue.c instantiates
  * it for the baseline ISA, output/<isa>/epilogue_<isa>.c for wider vectors
  * (the same code: the compiler vectorizes it for the flags of the file).
- * Define QMM_EPILOGUE_TILE_FN, the function's name, before including it.
+ * Define QMM_EPILOGUE_TILE_FN, the function's name, before including it, and
+ * QMM_EPILOGUE_TFLITE_ROW where an instance has its own code for a row of
+ * TFLite's rule (out = clamp(rule(in, m, sh), lo, hi) + zp over nv values).
  * Every file that includes it is built with -ffp-contract=off: each float
  * operation below is the one the header of qmm.h defines, rounded once, so
  * every instance gives the same bits.
@@ -238,10 +240,14 @@ static void LOCAL(requantize)(const qmm_epilogue *e, size_t i, size_t j, size_t 
             for (size_t jj = 0; jj < nv; jj++)
                 out[jj] = LOCAL(rule_single)(in[jj], m[jj], sh[jj], lo, hi) + zp;
         } else {
+#if defined(QMM_EPILOGUE_TFLITE_ROW)
+            QMM_EPILOGUE_TFLITE_ROW(in, m, sh, out, nv, lo, hi, zp);
+#else
             for (size_t jj = 0; jj < nv; jj++) {
                 const int32_t v = LOCAL(rule_tflite)(in[jj], m[jj], sh[jj]);
                 out[jj] = (v < lo ? lo : v > hi ? hi : v) + zp;
             }
+#endif
         }
     }
 }

@@ -1,4 +1,53 @@
 /* The output stage compiled for AVX2 (-mavx2, cmake/kernels_x86_64.cmake):
- * eight lanes per vector; the same operations, so the same bits. */
+ * eight lanes per vector; the same operations, so the same bits. TFLite's
+ * rule has its own row: the compiler's version of its 64-bit products
+ * shuffles lanes back and forth. */
+#include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
+
+static void tflite_row_avx2(const int32_t *in, const int32_t *m, const int32_t *sh, int32_t *out,
+                            size_t nv, int32_t lo, int32_t hi, int32_t zp);
+
 #define QMM_EPILOGUE_TILE_FN qmm_epilogue_tile_avx2
+#define QMM_EPILOGUE_TFLITE_ROW tflite_row_avx2
 #include "../epilogue_tile.h"
+
+/* Eight values at a time: the doubling high multiply as floor((x m + 2^30) /
+ * 2^31) (the template's), from the even lanes' products and the odd ones'
+ * (vpmuldq takes the low half of each 64-bit lane), their quotients' low
+ * halves put back in place by one blend; then RoundingDivideByPOT with the
+ * per-lane shift. */
+static void tflite_row_avx2(const int32_t *in, const int32_t *m, const int32_t *sh, int32_t *out,
+                            size_t nv, int32_t lo, int32_t hi, int32_t zp)
+{
+    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
+    const __m256i nudge = _mm256_set1_epi64x((int64_t)1 << 30);
+    const __m256i vlo = _mm256_set1_epi32(lo), vhi = _mm256_set1_epi32(hi),
+                  vzp = _mm256_set1_epi32(zp);
+    size_t jj = 0;
+    for (; jj + 8 <= nv; jj += 8) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(in + jj));
+        const __m256i mul = _mm256_loadu_si256((const __m256i *)(m + jj));
+        const __m256i s = _mm256_loadu_si256((const __m256i *)(sh + jj));
+        const __m256i left = _mm256_max_epi32(s, zero);
+        const __m256i right = _mm256_max_epi32(_mm256_sub_epi32(zero, s), zero);
+        x = _mm256_sllv_epi32(x, left);
+        const __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, mul), nudge);
+        const __m256i odd = _mm256_add_epi64(
+            _mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(mul, 32)), nudge);
+        const __m256i h = _mm256_blend_epi32(_mm256_srli_epi64(even, 31),
+                                             _mm256_slli_epi64(odd, 1), 0xaa);
+        const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, right), one);
+        const __m256i threshold =
+            _mm256_sub_epi32(_mm256_srli_epi32(mask, 1), _mm256_cmpgt_epi32(zero, h));
+        __m256i q = _mm256_srav_epi32(h, right);
+        q = _mm256_sub_epi32(q, _mm256_cmpgt_epi32(_mm256_and_si256(h, mask), threshold));
+        q = _mm256_min_epi32(_mm256_max_epi32(q, vlo), vhi);
+        _mm256_storeu_si256((__m256i *)(out + jj), _mm256_add_epi32(q, vzp));
+    }
+    for (; jj < nv; jj++) {
+        const int32_t v = qmm_epilogue_tile_avx2_rule_tflite(in[jj], m[jj], sh[jj]);
+        out[jj] = (v < lo ? lo : v > hi ? hi : v) + zp;
+    }
+}
