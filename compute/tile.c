@@ -16,6 +16,19 @@ static void put_sums(const qmm_c_view *to, size_t i, size_t j, size_t mv, size_t
     }
 }
 
+/* dst (rows dst_rs apart) += the view's mv x nv block at (i, j), wrapping:
+ * a finishing block's sums completed with those of the earlier steps. */
+static void add_view(int32_t *dst, size_t dst_rs, const qmm_c_view *to, size_t i, size_t j,
+                     size_t mv, size_t nv)
+{
+    const int32_t *c = to->c + ((ptrdiff_t)i * to->rs + (ptrdiff_t)j * to->cs);
+    for (size_t ii = 0; ii < mv; ii++)
+        for (size_t jj = 0; jj < nv; jj++)
+            dst[ii * dst_rs + jj] = (int32_t)((uint32_t)dst[ii * dst_rs + jj] +
+                                              (uint32_t)c[(ptrdiff_t)ii * to->rs +
+                                                          (ptrdiff_t)jj * to->cs]);
+}
+
 enum { PUT_RUN = 256 };
 _Static_assert(QMM_MAX_TILE <= QMM_EPILOGUE_MAX_BLOCK && PUT_RUN <= QMM_EPILOGUE_MAX_BLOCK,
                "the stage takes a whole tile, and a run of a row, at once");
@@ -33,17 +46,10 @@ void qmm_tile_put(const qmm_c_view *to, const qmm_epilogue *finish, size_t i, si
     for (size_t ii = 0; ii < mv; ii++)
         for (size_t j0 = 0; j0 < nv; j0 += PUT_RUN) {
             const size_t len = nv - j0 < PUT_RUN ? nv - j0 : PUT_RUN;
-            const qmm_c_view local = {run, 0, 1};
-            put_sums(&local, 0, 0, 1, len, from != NULL ? from + ii * from_rs + j0 : NULL, 0,
-                     QMM_TILE_STORE);
-            if (mode == QMM_TILE_ADD) {
-                const qmm_c_view here = {to->c + ((ptrdiff_t)(i + ii) * to->rs +
-                                                  (ptrdiff_t)(j + j0) * to->cs),
-                                         0, to->cs};
-                for (size_t jj = 0; jj < len; jj++)
-                    run[jj] = (int32_t)((uint32_t)run[jj] +
-                                        (uint32_t)here.c[(ptrdiff_t)jj * here.cs]);
-            }
+            for (size_t jj = 0; jj < len; jj++)
+                run[jj] = from != NULL ? from[ii * from_rs + j0 + jj] : 0;
+            if (mode == QMM_TILE_ADD)
+                add_view(run, 0, to, i + ii, j + j0, 1, len);
             qmm_epilogue_tile(finish, i + ii, j + j0, 1, len, run, 0, 1);
         }
 }
@@ -77,10 +83,6 @@ void qmm_tile_compute(const qmm_kernel *kern, size_t kp, const void *ap, const v
         return;
     }
     if (mode == QMM_TILE_ADD)
-        for (size_t ii = 0; ii < mv; ii++)
-            for (size_t jj = 0; jj < nv; jj++)
-                scratch[ii * nr + jj] = (int32_t)((uint32_t)scratch[ii * nr + jj] +
-                                                  (uint32_t)to->c[(ptrdiff_t)(i + ii) * to->rs +
-                                                                  (ptrdiff_t)(j + jj) * to->cs]);
+        add_view(scratch, nr, to, i, j, mv, nv);
     qmm_epilogue_tile(finish, i, j, mv, nv, scratch, (ptrdiff_t)nr, 1);
 }

@@ -4,19 +4,6 @@
 
 #include "../platform/log.h"
 
-size_t qmm_type_bytes(qmm_type t)
-{
-    switch (t) {
-    case QMM_TYPE_I8:
-    case QMM_TYPE_U8:
-        return 1;
-    case QMM_TYPE_I32:
-    case QMM_TYPE_F32:
-        return 4;
-    }
-    return 0;
-}
-
 static qmm_status invalid(const char *what, const char *why)
 {
     qmm_log("invalid argument: %s %s", what, why);

@@ -11,9 +11,6 @@
 #include "epilogue.h"
 #include "qmm/qmm.h"
 
-/* Bytes of one element of an output type; 0 for an unknown type. */
-size_t qmm_type_bytes(qmm_type t);
-
 /* QMM_OK when o's stage follows the header's rules for an m x n C (its
  * pointer and strides are the argument checks' business); otherwise
  * QMM_ERR_INVALID_ARG, the broken rule said under QMM_VERBOSE. */

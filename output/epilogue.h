@@ -75,17 +75,18 @@ struct qmm_epilogue {
     int32_t zero_point, qmin, qmax;
 };
 
-/* The stage on a block of C: e->tile, on the twin's view when there is
- * one and the block is taller than wide (the stage's loops run along a row:
- * the longer side, and C's memory). */
-static inline void qmm_epilogue_tile(const qmm_epilogue *e, size_t i, size_t j, size_t mv,
-                                     size_t nv, const int32_t *acc, ptrdiff_t acc_rs,
-                                     ptrdiff_t acc_cs)
+/* Bytes of one element of a type; 0 for an unknown type. */
+static inline size_t qmm_type_bytes(qmm_type t)
 {
-    if (e->twin != NULL && mv > nv)
-        e->twin->tile(e->twin, j, i, nv, mv, acc, acc_cs, acc_rs);
-    else
-        e->tile(e, i, j, mv, nv, acc, acc_rs, acc_cs);
+    switch (t) {
+    case QMM_TYPE_I8:
+    case QMM_TYPE_U8:
+        return 1;
+    case QMM_TYPE_I32:
+    case QMM_TYPE_F32:
+        return 4;
+    }
+    return 0;
 }
 
 /* Sets e->twin to t, e seen on C^T, when C's rows are adjacent and its
@@ -93,29 +94,50 @@ static inline void qmm_epilogue_tile(const qmm_epilogue *e, size_t i, size_t j, 
  * as long as e. */
 void qmm_epilogue_pair_twin(qmm_epilogue *e, qmm_epilogue *t);
 
+/* A block's place on the epilogue that runs it: e's twin, the block and its
+ * coordinates transposed, when there is one and the block is taller than
+ * wide (the stage's loops run along a row: then the longer side, and C's
+ * memory); else e as it is. */
+typedef struct qmm_epilogue_block {
+    const qmm_epilogue *e;
+    size_t i, j, mv, nv;
+    int swapped;
+} qmm_epilogue_block;
+
+static inline qmm_epilogue_block qmm_epilogue_block_of(const qmm_epilogue *e, size_t i, size_t j,
+                                                       size_t mv, size_t nv)
+{
+    if (e->twin != NULL && mv > nv)
+        return (qmm_epilogue_block){e->twin, j, i, nv, mv, 1};
+    return (qmm_epilogue_block){e, i, j, mv, nv, 0};
+}
+
+/* The stage on a block of C (qmm_epilogue_fn's arguments), on the epilogue
+ * qmm_epilogue_block_of picks. */
+static inline void qmm_epilogue_tile(const qmm_epilogue *e, size_t i, size_t j, size_t mv,
+                                     size_t nv, const int32_t *acc, ptrdiff_t acc_rs,
+                                     ptrdiff_t acc_cs)
+{
+    const qmm_epilogue_block b = qmm_epilogue_block_of(e, i, j, mv, nv);
+    b.e->tile(b.e, b.i, b.j, b.mv, b.nv, acc, b.swapped ? acc_cs : acc_rs,
+              b.swapped ? acc_rs : acc_cs);
+}
+
 /* Asks for the lines of C's mv x nv block at (i, j) to be brought into
  * the cache for writing, so that they arrive while the kernel computes the
  * tile rather than stall the stage's stores. */
 static inline void qmm_epilogue_prefetch(const qmm_epilogue *e, size_t i, size_t j, size_t mv,
                                          size_t nv)
 {
-    const size_t bytes = e->type == QMM_TYPE_I8 || e->type == QMM_TYPE_U8 ? 1 : 4;
-    if (e->twin != NULL && mv > nv) {
-        const size_t t = i;
-        e = e->twin;
-        i = j;
-        j = t;
-        const size_t u = mv;
-        mv = nv;
-        nv = u;
-    }
-    if (e->cs != 1)
+    const qmm_epilogue_block b = qmm_epilogue_block_of(e, i, j, mv, nv);
+    const size_t bytes = qmm_type_bytes(b.e->type);
+    if (b.e->cs != 1)
         return;
-    for (size_t ii = 0; ii < mv; ii++) {
-        const char *row = (const char *)e->c + ((ptrdiff_t)(i + ii) * e->rs + (ptrdiff_t)j) *
-                                                   (ptrdiff_t)bytes;
+    for (size_t ii = 0; ii < b.mv; ii++) {
+        const char *row = (const char *)b.e->c +
+                          ((ptrdiff_t)(b.i + ii) * b.e->rs + (ptrdiff_t)b.j) * (ptrdiff_t)bytes;
         __builtin_prefetch(row, 1);
-        __builtin_prefetch(row + nv * bytes - 1, 1);
+        __builtin_prefetch(row + b.nv * bytes - 1, 1);
     }
 }
 
