@@ -2,11 +2,6 @@
 
 #include "../platform/log.h"
 
-/* Byte range [lo, hi) an operand covers. */
-typedef struct span {
-    uintptr_t lo, hi;
-} span;
-
 static size_t magnitude(ptrdiff_t s)
 {
     return s < 0 ? (size_t)0 - (size_t)s : (size_t)s;
@@ -32,7 +27,7 @@ static int add_extent(size_t count, ptrdiff_t stride, size_t *neg, size_t *pos)
  * offsets overflow, the span passes PTRDIFF_MAX bytes (the largest object
  * whose pointer differences C can represent), or it wraps the address space. */
 static int operand_span(const void *p, size_t rows, size_t cols, ptrdiff_t rs,
-                        ptrdiff_t cs, size_t elem, span *out)
+                        ptrdiff_t cs, size_t elem, qmm_span *out)
 {
     size_t neg = 0, pos = 0;
     if (!add_extent(rows, rs, &neg, &pos) || !add_extent(cols, cs, &neg, &pos))
@@ -50,7 +45,7 @@ static int operand_span(const void *p, size_t rows, size_t cols, ptrdiff_t rs,
     return 1;
 }
 
-static int overlap(span x, span y)
+int qmm_spans_overlap(qmm_span x, qmm_span y)
 {
     return x.lo < y.hi && y.lo < x.hi;
 }
@@ -76,25 +71,48 @@ static int sizes_fit(size_t a, size_t b)
     return a <= PTRDIFF_MAX && b <= PTRDIFF_MAX;
 }
 
-/* An input with at least one element: not NULL, and a span that fits. */
-static qmm_status input_span(const char *name, const void *p, size_t rows, size_t cols,
-                             ptrdiff_t rs, ptrdiff_t cs, span *out)
+/* An operand with at least one element, of elem-byte elements: not NULL,
+ * and a span that fits. */
+static qmm_status element_span(const char *name, const void *p, size_t rows, size_t cols,
+                               ptrdiff_t rs, ptrdiff_t cs, size_t elem, qmm_span *out)
 {
     if (p == NULL) {
         qmm_log("invalid argument: %s is NULL", name);
         return QMM_ERR_INVALID_ARG;
     }
-    if (!operand_span(p, rows, cols, rs, cs, 1, out)) {
+    if (!operand_span(p, rows, cols, rs, cs, elem, out)) {
         qmm_log("invalid argument: %s's extent overflows the address space", name);
         return QMM_ERR_INVALID_ARG;
     }
     return QMM_OK;
 }
 
+/* An input of bytes. */
+static qmm_status input_span(const char *name, const void *p, size_t rows, size_t cols,
+                             ptrdiff_t rs, ptrdiff_t cs, qmm_span *out)
+{
+    return element_span(name, p, rows, cols, rs, cs, 1, out);
+}
+
+qmm_status qmm_check_matrix(const char *name, const void *p, size_t rows, size_t cols,
+                            size_t ld, size_t elem, qmm_span *out)
+{
+    if (!sizes_fit(rows, cols)) {
+        qmm_log("invalid argument: %s's sizes must be at most PTRDIFF_MAX", name);
+        return QMM_ERR_INVALID_ARG;
+    }
+    if (ld < cols || ld > PTRDIFF_MAX) {
+        qmm_log("invalid argument: %s's leading dimension is %zu, need %zu <= ld <= PTRDIFF_MAX",
+                name, ld, cols);
+        return QMM_ERR_INVALID_ARG;
+    }
+    return element_span(name, p, rows, cols, (ptrdiff_t)ld, 1, elem, out);
+}
+
 /* The output, m, n > 0, of elem-byte elements: not NULL, distinct
  * elements, a span that fits. */
 static qmm_status output_span(size_t m, size_t n, const void *c, size_t elem, ptrdiff_t rsc,
-                              ptrdiff_t csc, span *out)
+                              ptrdiff_t csc, qmm_span *out)
 {
     if (c == NULL)
         return invalid("C is NULL");
@@ -110,7 +128,7 @@ static qmm_status output_span(size_t m, size_t n, const void *c, size_t elem, pt
 
 qmm_status qmm_check_a(size_t m, size_t k, const void *a, ptrdiff_t rsa, ptrdiff_t csa)
 {
-    span as;
+    qmm_span as;
     if (m == 0 || k == 0)
         return QMM_OK;
     if (!sizes_fit(m, k))
@@ -121,16 +139,16 @@ qmm_status qmm_check_a(size_t m, size_t k, const void *a, ptrdiff_t rsa, ptrdiff
 /* B and C, with C's span in *cs when both are non-empty. */
 static qmm_status check_b_c(size_t m, size_t n, size_t k, const void *b, ptrdiff_t rsb,
                             ptrdiff_t csb, const void *c, size_t c_elem, ptrdiff_t rsc,
-                            ptrdiff_t csc, span *cs)
+                            ptrdiff_t csc, qmm_span *cs)
 {
     if (!sizes_fit(m, n) || k > PTRDIFF_MAX)
         return invalid("m, n and k must be at most PTRDIFF_MAX");
     qmm_status st = output_span(m, n, c, c_elem, rsc, csc, cs);
     if (st != QMM_OK || k == 0)
         return st;
-    span bs;
+    qmm_span bs;
     st = input_span("B", b, k, n, rsb, csb, &bs);
-    if (st == QMM_OK && overlap(*cs, bs))
+    if (st == QMM_OK && qmm_spans_overlap(*cs, bs))
         return invalid("C overlaps B");
     return st;
 }
@@ -139,7 +157,7 @@ qmm_status qmm_check_b_c(size_t m, size_t n, size_t k, const void *b, ptrdiff_t 
                          ptrdiff_t csb, const void *c, size_t c_elem, ptrdiff_t rsc,
                          ptrdiff_t csc)
 {
-    span cs;
+    qmm_span cs;
     if (m == 0 || n == 0)
         return QMM_OK;
     return check_b_c(m, n, k, b, rsb, csb, c, c_elem, rsc, csc, &cs);
@@ -150,14 +168,14 @@ qmm_status qmm_check_args(size_t m, size_t n, size_t k,
                           const void *b, ptrdiff_t rsb, ptrdiff_t csb,
                           const void *c, size_t c_elem, ptrdiff_t rsc, ptrdiff_t csc)
 {
-    span cs, as;
+    qmm_span cs, as;
     if (m == 0 || n == 0)
         return QMM_OK;
     qmm_status st = check_b_c(m, n, k, b, rsb, csb, c, c_elem, rsc, csc, &cs);
     if (st != QMM_OK || k == 0)
         return st;
     st = input_span("A", a, m, k, rsa, csa, &as);
-    if (st == QMM_OK && overlap(cs, as))
+    if (st == QMM_OK && qmm_spans_overlap(cs, as))
         return invalid("C overlaps A");
     return st;
 }

@@ -7,6 +7,19 @@
 
 #include "qmm/qmm.h"
 
+/* The byte range [lo, hi) a matrix covers. */
+typedef struct qmm_span {
+    uintptr_t lo, hi;
+} qmm_span;
+
+int qmm_spans_overlap(qmm_span x, qmm_span y);
+
+/* A row-major rows x cols matrix of elem-byte elements with at least one
+ * element: p not NULL, cols <= ld <= PTRDIFF_MAX, a span that fits (in *out);
+ * otherwise QMM_ERR_INVALID_ARG, said under QMM_VERBOSE with the matrix's name. */
+qmm_status qmm_check_matrix(const char *name, const void *p, size_t rows, size_t cols,
+                            size_t ld, size_t elem, qmm_span *out);
+
 /* QMM_OK when the strided call's arguments follow every rule (A and B of
  * bytes, C of c_elem-byte elements); otherwise QMM_ERR_INVALID_ARG, with
  * the broken rule named on stderr under QMM_VERBOSE. */

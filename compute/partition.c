@@ -25,12 +25,18 @@ void qmm_partition_set_small_product(size_t macs)
     atomic_store_explicit(&small_product, macs, memory_order_relaxed);
 }
 
-size_t qmm_partition_threads(const qmm_job *job)
+size_t qmm_partition_small(size_t fallback)
 {
     size_t small = atomic_load_explicit(&small_product, memory_order_relaxed);
+    return small != 0 ? small : fallback;
+}
+
+size_t qmm_partition_threads(const qmm_job *job)
+{
+    size_t small = qmm_partition_small(SMALL_PRODUCT_MACS);
     /* In double: m * n * k may not fit in a size_t. */
     double macs = (double)job->m * (double)job->n * (double)job->k;
-    double worth = macs / (double)(small != 0 ? small : SMALL_PRODUCT_MACS);
+    double worth = macs / (double)small;
     return worth < 1 ? 1 : worth > QMM_MAX_THREADS ? QMM_MAX_THREADS : (size_t)worth;
 }
 

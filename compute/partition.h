@@ -26,6 +26,11 @@ size_t qmm_partition_threads(const qmm_job *job);
  * on many threads. */
 void qmm_partition_set_small_product(size_t macs);
 
+/* The work per thread under which a step uses fewer threads: the value set
+ * by qmm_partition_set_small_product, else fallback (the step's own
+ * measured default). */
+size_t qmm_partition_small(size_t fallback);
+
 /* The split of job over at most threads tasks. */
 qmm_partition qmm_partition_choose(const qmm_job *job, size_t threads);
 

@@ -324,6 +324,127 @@ QMM_API qmm_status qmm_plan_create_gemm(qmm_plan **plan, const qmm_gemm_desc *d,
 QMM_API qmm_status qmm_plan_gemm(const qmm_plan *plan, const qmm_gemm_desc *d);
 
 /*
+ * From float to int8 and back: the INT8 recipe in library calls.
+ *
+ * Quantize float or double matrices, multiply the int8 values exactly, and
+ * dequantize the int32 sums with scale_a * scale_b: qmm_gemm's float stage
+ * does the last step (scale QMM_PER_ROW_COL with A's row scales and B's
+ * column scales), and qmm_sgemm_i8 / qmm_dgemm_i8 make the whole recipe one
+ * call. Matrices here are row-major: element (i, j) of X at x[i*ldx + j],
+ * ldx >= cols (the same for Q). A scale set has one value (QMM_PER_MATRIX),
+ * one per row (QMM_PER_ROW: rows values) or one per column (QMM_PER_COL:
+ * cols values); "a line" below is the matrix, a row or a column accordingly.
+ *
+ * Every step is one operation of the float type (float for the _f32 calls,
+ * double for the _f64 ones) rounded to nearest even, so the bits are the same
+ * on every CPU, kernel and thread count; round() below rounds half to even.
+ * With rows == 0 or cols == 0 nothing is read or written and the call returns
+ * QMM_OK. Otherwise a NULL pointer, a leading dimension below cols, a qmm_per
+ * or type outside the ones named, an output overlapping an input or another
+ * output, or (quantization) a NaN or infinite element of X is
+ * QMM_ERR_INVALID_ARG, said under QMM_VERBOSE=1, with nothing written.
+ */
+
+/* Symmetric int8: per line, scale = max |x| / 127 and
+ *     q = round(x / scale) clamped to [-127, 127],
+ * so that x ~= q * scale within half a step. A line whose scale is 0 (all
+ * zeros, or so close to zero that max |x| / 127 underflows) gets scale 0 and
+ * q = 0. */
+QMM_API qmm_status qmm_quantize_symmetric_f32(size_t rows, size_t cols, const float *x,
+                                              size_t ldx, qmm_per per, int8_t *q, size_t ldq,
+                                              float *scales);
+QMM_API qmm_status qmm_quantize_symmetric_f64(size_t rows, size_t cols, const double *x,
+                                              size_t ldx, qmm_per per, int8_t *q, size_t ldq,
+                                              double *scales);
+
+/* Asymmetric, as ONNX's DynamicQuantizeLinear: type QMM_TYPE_U8 ([qmin, qmax]
+ * = [0, 255], q is uint8_t) or QMM_TYPE_I8 ([-128, 127], int8_t). Per line,
+ * with lo = min(0, min x) and hi = max(0, max x), so that 0.0 is inside the
+ * range:
+ *     scale      = (hi - lo) / (qmax - qmin)
+ *     zero_point = round(clamp(qmin - lo / scale, qmin, qmax))
+ *     q          = clamp(round(x / scale) + zero_point, qmin, qmax)
+ * so that x == 0.0 gives q == zero_point exactly. A line whose scale is 0
+ * gets scale 0, zero point qmin and q = qmin. hi - lo beyond the float type's
+ * largest finite value is QMM_ERR_INVALID_ARG. */
+QMM_API qmm_status qmm_quantize_asymmetric_f32(size_t rows, size_t cols, const float *x,
+                                               size_t ldx, qmm_per per, qmm_type type,
+                                               void *q, size_t ldq, float *scales,
+                                               int32_t *zero_points);
+QMM_API qmm_status qmm_quantize_asymmetric_f64(size_t rows, size_t cols, const double *x,
+                                               size_t ldx, qmm_per per, qmm_type type,
+                                               void *q, size_t ldq, double *scales,
+                                               int32_t *zero_points);
+
+/* The matching dequantization: x = (q - zero_point) * scale, the difference
+ * exact and the product one operation. zero_points NULL means 0 (symmetric).
+ * A NaN, infinite or negative scale, or a zero point outside the type's
+ * range, is QMM_ERR_INVALID_ARG. */
+QMM_API qmm_status qmm_dequantize_f32(size_t rows, size_t cols, qmm_type type, const void *q,
+                                      size_t ldq, qmm_per per, const float *scales,
+                                      const int32_t *zero_points, float *x, size_t ldx);
+QMM_API qmm_status qmm_dequantize_f64(size_t rows, size_t cols, qmm_type type, const void *q,
+                                      size_t ldq, qmm_per per, const double *scales,
+                                      const int32_t *zero_points, double *x, size_t ldx);
+
+/*
+ * Float and double GEMM through int8. Both calls take row-major operands
+ * with leading dimensions (lda >= k, ldb >= n, ldc >= n), overwrite C, follow
+ * the rules at the top of this file (C overlapping A or B, NULL operands,
+ * sizes) and reject a NaN or infinite element of A or B with
+ * QMM_ERR_INVALID_ARG, C untouched. They run on the thread count's threads
+ * and give the same bits on every kernel, CPU and thread count.
+ *
+ * The int32 sums stay exact: a product of values of magnitude at most 127
+ * deeper than QMM_EXACT_DEPTH (floor((2^31 - 1) / 127^2)) is computed in
+ * depth chunks of at most that many terms, whose int32 sums are added in
+ * int64. So S below is the exact integer for every k.
+ */
+typedef enum qmm_granularity { QMM_PER_TENSOR = 0, QMM_PER_CHANNEL = 1 } qmm_granularity;
+
+#define QMM_EXACT_DEPTH 133143
+
+/* C ~= A.B through int8: A quantized per row and B per column (per channel), or both per tensor;
+ * one int8 GEMM with exact int32 sums; dequantized. Row-major with leading dimensions.
+ *
+ * Precisely: qa, sa = qmm_quantize_symmetric_f32(A, QMM_PER_ROW or QMM_PER_MATRIX),
+ * qb, sb = the same of B, QMM_PER_COL or QMM_PER_MATRIX; S(i,j) = sum_p qa(i,p) qb(p,j)
+ * exactly; C(i,j) = ((float)S(i,j) * sa(i)) * sb(j), each step one float operation.
+ * (float)S * sa overflows only for rows of A beyond about 1e29. */
+QMM_API qmm_status qmm_sgemm_i8(size_t m, size_t n, size_t k,
+                                const float *a, size_t lda, const float *b, size_t ldb,
+                                float *c, size_t ldc, qmm_granularity g);
+
+/* The same for double, with `slices` >= 1 int8 slices per operand: each value is split into
+ * slices of 7 bits under its row's (A) or column's (B) scale, the slice products whose
+ * indices sum to at most slices + 1 are computed as exact int8 GEMMs and summed in double,
+ * so that each added slice gains about 7 bits of accuracy; slices == 1 is one int8 GEMM.
+ *
+ * Precisely, with s = slices (1 to QMM_MAX_SLICES):
+ *  - Scales are powers of two, so that splitting is exact: E(i) is the least
+ *    integer with |A(i,p)| < 2^E(i) for all p (per channel; one E for all of A
+ *    per tensor), F(j) the same for B's column j; a line of zeros has 0.
+ *  - Slices by truncation: with v = A(i,p) * 2^-E(i) in (-1, 1), the digits
+ *    a_u = trunc(r_(u-1) * 2^(7u)), r_u = r_(u-1) - a_u * 2^(-7u), r_0 = v, so
+ *    |a_u| <= 127 and |v - sum_u a_u 2^(-7u)| < 2^(-7s); b_u the same for B.
+ *  - S_t(i,j) = sum over u + w = t of sum_p a_u(i,p) b_w(p,j), exact, for
+ *    t = 2 .. s+1: s products of depths k, 2k, .. s*k (the slices of one
+ *    level side by side in depth), s(s+1)/2 times the multiply-adds of one
+ *    int8 GEMM.
+ *  - C(i,j) = (sum over t from s+1 down to 2 of S_t(i,j) * 2^(-7t)) * 2^(E(i)+F(j)),
+ *    added in double in that order.
+ * The error falls by about 2^7 per slice until double's own rounding: for
+ * well-scaled data (values of one line within a few powers of two of each
+ * other), QMM_FP64_SLICES slices match a native double GEMM; a line whose
+ * values span 2^(7d) needs about d more. slices outside 1 .. QMM_MAX_SLICES is
+ * QMM_ERR_INVALID_ARG. */
+#define QMM_FP64_SLICES 8
+#define QMM_MAX_SLICES 16
+QMM_API qmm_status qmm_dgemm_i8(size_t m, size_t n, size_t k,
+                                const double *a, size_t lda, const double *b, size_t ldb,
+                                double *c, size_t ldc, qmm_granularity g, unsigned slices);
+
+/*
  * Threads.
  *
  * A product large enough to gain from it is split into tasks over blocks of

@@ -1,0 +1,37 @@
+/*
+ * What qmm_sgemm_i8 and qmm_dgemm_i8 share: their argument rules, their
+ * buffers, and the exact integer sums of int8 products of any depth.
+ */
+#ifndef QMM_FLOAT_GEMM_H
+#define QMM_FLOAT_GEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qmm/qmm.h"
+
+/* The rules of both calls for row-major A, B and C of elem-byte values:
+ * leading dimensions (whatever the sizes), then, for m, n > 0, operands
+ * and overlaps. */
+qmm_status qmm_float_gemm_check(size_t m, size_t n, size_t k, const void *a, size_t lda,
+                                const void *b, size_t ldb, const void *c, size_t ldc,
+                                size_t elem, qmm_granularity g);
+
+/* Zeros into C, m x n of elem-byte values (float or double). */
+void qmm_float_gemm_zero(size_t m, size_t n, void *c, size_t ldc, size_t elem);
+
+/* One allocation cut into parts: sizes[i] bytes each (64-byte aligned),
+ * NULL when it cannot be had or the total overflows. */
+void *qmm_float_gemm_buffers(size_t count, const size_t *sizes, void **parts);
+
+/* bytes := a * b * c, 0 when it overflows size_t. */
+size_t qmm_float_gemm_bytes(size_t a, size_t b, size_t c);
+
+/* S = A.B exactly, for int8 A (m x depth, row stride lda, values in
+ * [-127, 127]) and B (depth x n, row stride ldb), dense m x n: in s32 when
+ * depth <= QMM_EXACT_DEPTH, else in s64 (s32 then holds a chunk's sums),
+ * summed over chunks of QMM_EXACT_DEPTH depths, each exact in int32. */
+qmm_status qmm_exact_sums(size_t m, size_t n, size_t depth, const int8_t *a, size_t lda,
+                          const int8_t *b, size_t ldb, int32_t *s32, int64_t *s64);
+
+#endif
