@@ -11,6 +11,15 @@
 #       the same threads (one unless --threads N, 1 to 1024).
 #       Its arguments: [--shape MxKxN]... [--reps N] [--threads N] [--avx2].
 #
+#   scripts/bench.sh --compare [args]   installs OpenBLAS and gnuplot (as root,
+#       with apt-get) and runs qmm-compare instead: the float-through-int8
+#       recipe (qmm_sgemm_i8, qmm_dgemm_i8 with 1 to N slices) against
+#       OpenBLAS's cblas_dgemm (the FP64 reference) and cblas_sgemm, their
+#       errors and times, on one thread unless --threads N.
+#       Its arguments: [--shape MxKxN]... [--dist LIST] [--slices N] [--reps N]
+#       [--threads N] [--csv] [--plot FILE.png] (qmm-compare --help; a relative
+#       FILE is taken from the repository root, where the script runs).
+#
 #   scripts/bench.sh --build-types [rounds]   builds qmm-bench as Release and
 #       as RelWithDebInfo (-O2, the build type of most packagers) and times
 #       both, alternately, on the portable kernels and on the ones qmm picks
@@ -28,6 +37,10 @@ if [ "${1:-}" = --peers ]; then
     shift
     target=qmm-bench-peers
     qmm_install_packages $QMM_NATIVE_PACKAGES $QMM_PEER_PACKAGES
+elif [ "${1:-}" = --compare ]; then
+    shift
+    target=qmm-compare
+    qmm_install_packages $QMM_NATIVE_PACKAGES $QMM_COMPARE_PACKAGES
 else
     qmm_install_packages $QMM_NATIVE_PACKAGES
 fi
@@ -35,6 +48,9 @@ cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/native -j"$(nproc)" --target $target >/dev/null
 if [ $target = qmm-bench-peers ]; then
     exec build/native/bench/peers/qmm-bench-peers "$@"
+fi
+if [ $target = qmm-compare ]; then
+    exec build/native/bench/compare/qmm-compare "$@"
 fi
 # A second run asked for (--vs, --out X,Y, --a X,Y) leaves no room for the
 # default pair of thread counts.

@@ -31,9 +31,14 @@ qmm_install_packages() {
 
 # qemu-user: the x86_64 tests also run on emulated CPUs with and without AVX2.
 QMM_NATIVE_PACKAGES="cmake make gcc libc6-dev pkg-config libcpu-features-dev qemu-user"
-# The test command's second compiler (the sanitizers' run-times come with gcc).
-QMM_TEST_PACKAGES="clang libomp-dev"
+# The test command's second compiler (the sanitizers' run-times come with gcc),
+# and what qmm-compare's smoke tests need (OpenBLAS, gnuplot for --plot).
+QMM_TEST_PACKAGES="clang libomp-dev libopenblas-dev gnuplot-nox"
 # Libraries qmm-bench-peers compares qmm with (scripts/bench.sh --peers); qmm
 # itself never needs them. g++ because gemmlowp is header-only C++.
 QMM_PEER_PACKAGES="g++ libdnnl-dev libxnnpack-dev libpthreadpool-dev libgemmlowp-dev libopenblas-dev"
+# What qmm-compare needs (scripts/bench.sh --compare): OpenBLAS, its FP64
+# reference and FP32 contender, and gnuplot for --plot (gnuplot-nox: the
+# pngcairo terminal without X11).
+QMM_COMPARE_PACKAGES="libopenblas-dev gnuplot-nox"
 QMM_CROSS_PACKAGES="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libcpu-features-dev:arm64"

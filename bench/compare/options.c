@@ -1,0 +1,230 @@
+#include "options.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "run.h"
+#include "sanity.h"
+
+/* Generous, but small enough that a typo does not mean hours of timing. */
+#define MAX_USER_REPS 1000
+#define TEXT(x) #x
+#define VALUE_TEXT(x) TEXT(x)
+
+/* MiniLM's products on 128 tokens (the attention projections and the
+ * feed-forward pair), then the square classic. */
+static const bench_shape default_shapes[] = {
+    {128, 384, 384},
+    {128, 384, 1152},
+    {128, 384, 1536},
+    {128, 1536, 384},
+    {1024, 1024, 1024},
+};
+#define DEFAULT_SHAPES (sizeof default_shapes / sizeof default_shapes[0])
+
+void compare_print_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: qmm-compare [--shape MxKxN]... [--dist NAME[,NAME]...] [--slices N]\n"
+            "                   [--reps N] [--threads N] [--csv] [--plot FILE.png]\n"
+            "       qmm-compare --help\n"
+            "\n"
+            "The float-through-int8 recipe against FP64: for each shape\n"
+            "C[MxN] = A[MxK].B[KxN] and each distribution of A and B (drawn in double),\n"
+            "the accuracy and the speed of\n"
+            "  OpenBLAS cblas_dgemm       the FP64 reference, itself timed\n"
+            "  OpenBLAS cblas_sgemm       on float copies of A and B\n"
+            "  qmm_sgemm_i8               on the float copies, per tensor and per channel\n"
+            "  qmm_dgemm_i8               per channel, with 1, 2, .. --slices slices\n"
+            "\n"
+            "  --shape MxKxN  run this shape; repeatable; replaces the defaults (MiniLM on\n"
+            "                 128 tokens: 128x384x384, 128x384x1152, 128x384x1536,\n"
+            "                 128x1536x384; and 1024x1024x1024); sizes 1 to %d\n"
+            "  --dist LIST    the distributions (below), comma-separated (default: all four)\n"
+            "  --slices N     qmm_dgemm_i8 rows for 1 to N slices, 1 to %d (default %d:\n"
+            "                 QMM_FP64_SLICES + 1); the run's time grows as N^3\n"
+            "  --reps N       timed rounds per case, 1 to %d (default %d, or %d for a case\n"
+            "                 whose untimed round took over %g s); the median is reported\n"
+            "  --threads N    threads of qmm and of OpenBLAS alike, 1 to %d (default 1)\n"
+            "  --csv          a header line, then a comma-separated line per method and case\n"
+            "  --plot FILE    also draw FILE (PNG) with gnuplot, which must be on PATH:\n"
+            "                 relative L2 error against end-to-end time over cblas_dgemm's,\n"
+            "                 both log scales, a panel per distribution, a point per method\n"
+            "                 and shape\n"
+            "  --help         this text\n"
+            "\n"
+            "Distributions of A and B, drawn in double from fixed seeds:\n"
+            "  uniform   %s\n"
+            "  normal    %s\n"
+            "  scaled    %s\n"
+            "  outliers  %s\n"
+            "\n"
+            "Columns:\n",
+            COMPARE_MAX_DIMENSION, QMM_MAX_SLICES, COMPARE_DEFAULT_SLICES,
+            MAX_USER_REPS, COMPARE_REPS, COMPARE_SLOW_REPS, COMPARE_SLOW_ROUND_SECONDS,
+            QMM_MAX_THREADS, compare_dist_descriptions[COMPARE_UNIFORM],
+            compare_dist_descriptions[COMPARE_NORMAL], compare_dist_descriptions[COMPARE_SCALED],
+            compare_dist_descriptions[COMPARE_OUTLIERS]);
+    compare_print_legend(out);
+    fprintf(out,
+            "\n"
+            "Checks: every qmm call must return QMM_OK with no NaN in C, and on uniform data\n"
+            "the relative L2 error of qmm_sgemm_i8 (either granularity) must be at most %.0e\n"
+            "and that of qmm_dgemm_i8 with %d (QMM_FP64_SLICES) or more slices at most %.0e.\n"
+            "\n"
+            "Exit status: 0 when every check passed; 1 when a check, a call, an allocation or\n"
+            "the plot failed; 2 for bad arguments, or --plot without gnuplot on PATH.\n",
+            COMPARE_SGEMM_I8_BOUND, QMM_FP64_SLICES, COMPARE_DGEMM_I8_BOUND);
+}
+
+/* A decimal number from 1 to max at *p, which is moved past it; digits only,
+ * so no sign, spaces or hex slip through as strtoul would let them. */
+static int read_number(const char **p, size_t max, size_t *out)
+{
+    const char *s = *p;
+    size_t v = 0;
+    if (*s < '0' || *s > '9')
+        return 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        size_t digit = (size_t)(*s - '0');
+        if (v > (max - digit) / 10)
+            return 0;
+        v = v * 10 + digit;
+    }
+    if (v == 0)
+        return 0;
+    *p = s;
+    *out = v;
+    return 1;
+}
+
+static int parse_whole(const char *text, size_t max, size_t *out)
+{
+    return read_number(&text, max, out) && *text == '\0';
+}
+
+static int parse_shape(const char *text, bench_shape *out)
+{
+    size_t *dims[3] = {&out->m, &out->k, &out->n};
+    for (int d = 0; d < 3; d++) {
+        if (d > 0 && *text++ != 'x')
+            return 0;
+        if (!read_number(&text, COMPARE_MAX_DIMENSION, dims[d]))
+            return 0;
+    }
+    return *text == '\0';
+}
+
+/* "NAME,NAME,...", each a compare_dist_names entry, none twice. */
+static int parse_dists(const char *text, compare_options *opt)
+{
+    opt->dist_count = 0;
+    while (1) {
+        const size_t length = strcspn(text, ",");
+        size_t d = 0;
+        while (d < COMPARE_DIST_COUNT && (strlen(compare_dist_names[d]) != length ||
+                                          strncmp(text, compare_dist_names[d], length) != 0))
+            d++;
+        if (d == COMPARE_DIST_COUNT)
+            return 0;
+        for (size_t i = 0; i < opt->dist_count; i++)
+            if (opt->dists[i] == (compare_dist)d)
+                return 0;
+        opt->dists[opt->dist_count++] = (compare_dist)d;
+        if (text[length] == '\0')
+            return 1;
+        text += length + 1;
+    }
+}
+
+static compare_parse_result bad(const char *what, const char *arg)
+{
+    fprintf(stderr, "qmm-compare: %s%s\n", what, arg);
+    return COMPARE_PARSE_ERROR;
+}
+
+static int is(const char *arg, const char *option)
+{
+    return strcmp(arg, option) == 0;
+}
+
+static compare_parse_result parse_value(const char *arg, const char *value,
+                                        compare_options *opt, size_t *shapes)
+{
+    size_t v;
+    if (is(arg, "--shape")) {
+        if (!parse_shape(value, &opt->parsed_shapes[*shapes]))
+            return bad("--shape needs MxKxN, every size from 1 to " VALUE_TEXT(
+                           COMPARE_MAX_DIMENSION) ", not ",
+                       value);
+        ++*shapes;
+    } else if (is(arg, "--dist")) {
+        if (!parse_dists(value, opt))
+            return bad("--dist needs names among uniform, normal, scaled and outliers, "
+                       "comma-separated, each once, not ",
+                       value);
+    } else if (is(arg, "--slices")) {
+        if (!parse_whole(value, QMM_MAX_SLICES, &v))
+            return bad("--slices needs a whole number from 1 to " VALUE_TEXT(QMM_MAX_SLICES)
+                       ", not ",
+                       value);
+        opt->slices = (unsigned)v;
+    } else if (is(arg, "--reps")) {
+        if (!parse_whole(value, MAX_USER_REPS, &opt->reps))
+            return bad("--reps needs a whole number from 1 to " VALUE_TEXT(MAX_USER_REPS)
+                       ", not ",
+                       value);
+    } else if (is(arg, "--threads")) {
+        if (!parse_whole(value, QMM_MAX_THREADS, &opt->threads))
+            return bad("--threads needs a whole number from 1 to " VALUE_TEXT(QMM_MAX_THREADS)
+                       ", not ",
+                       value);
+    } else if (is(arg, "--plot")) {
+        if (*value == '\0')
+            return bad("--plot needs a file name", "");
+        opt->plot = value;
+    }
+    return COMPARE_PARSE_RUN;
+}
+
+compare_parse_result compare_parse_options(int argc, char **argv, compare_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->slices = COMPARE_DEFAULT_SLICES;
+    opt->threads = 1;
+    for (size_t d = 0; d < COMPARE_DIST_COUNT; d++)
+        opt->dists[d] = (compare_dist)d;
+    opt->dist_count = COMPARE_DIST_COUNT;
+    /* Room for every argument being a shape. */
+    opt->parsed_shapes = malloc((size_t)argc * sizeof *opt->parsed_shapes);
+    if (opt->parsed_shapes == NULL)
+        return bad("out of memory", "");
+    size_t shapes = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (is(arg, "--help") || is(arg, "-h"))
+            return COMPARE_PARSE_HELP;
+        if (is(arg, "--csv")) {
+            opt->csv = 1;
+            continue;
+        }
+        if (!is(arg, "--shape") && !is(arg, "--dist") && !is(arg, "--slices") &&
+            !is(arg, "--reps") && !is(arg, "--threads") && !is(arg, "--plot"))
+            return bad("unknown argument ", arg);
+        if (i + 1 == argc)
+            return bad("missing value after ", arg);
+        if (parse_value(arg, argv[++i], opt, &shapes) != COMPARE_PARSE_RUN)
+            return COMPARE_PARSE_ERROR;
+    }
+    opt->shapes = shapes > 0 ? opt->parsed_shapes : default_shapes;
+    opt->shape_count = shapes > 0 ? shapes : DEFAULT_SHAPES;
+    return COMPARE_PARSE_RUN;
+}
+
+void compare_free_options(compare_options *opt)
+{
+    free(opt->parsed_shapes);
+    opt->parsed_shapes = NULL;
+}
