@@ -82,7 +82,7 @@ qmm_status qmm_dgemm_i8(size_t m, size_t n, size_t k,
                         double *c, size_t ldc, qmm_granularity g, unsigned slices)
 {
     qmm_status st = qmm_float_gemm_check(m, n, k, a, lda, b, ldb, c, ldc, sizeof *c, g);
-    if (st == QMM_OK && (slices < 1 || slices > QMM_MAX_SLICES)) {
+    if (st == QMM_OK && m != 0 && n != 0 && (slices < 1 || slices > QMM_MAX_SLICES)) {
         qmm_log("invalid argument: slices = %u, need 1 to %d", slices, QMM_MAX_SLICES);
         st = QMM_ERR_INVALID_ARG;
     }

@@ -11,6 +11,8 @@ qmm_status qmm_float_gemm_check(size_t m, size_t n, size_t k, const void *a, siz
                                 const void *b, size_t ldb, const void *c, size_t ldc,
                                 size_t elem, qmm_granularity g)
 {
+    if (m == 0 || n == 0)
+        return QMM_OK;
     if (!qmm_leading_dim_ok(lda, k, "lda") || !qmm_leading_dim_ok(ldb, n, "ldb") ||
         !qmm_leading_dim_ok(ldc, n, "ldc"))
         return QMM_ERR_INVALID_ARG;
@@ -18,8 +20,6 @@ qmm_status qmm_float_gemm_check(size_t m, size_t n, size_t k, const void *a, siz
         qmm_log("invalid argument: the granularity must be QMM_PER_TENSOR or QMM_PER_CHANNEL");
         return QMM_ERR_INVALID_ARG;
     }
-    if (m == 0 || n == 0)
-        return QMM_OK;
     if (k > PTRDIFF_MAX) {
         qmm_log("invalid argument: k must be at most PTRDIFF_MAX");
         return QMM_ERR_INVALID_ARG;

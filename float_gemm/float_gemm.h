@@ -11,8 +11,8 @@
 #include "qmm/qmm.h"
 
 /* The rules of both calls for row-major A, B and C of elem-byte values:
- * leading dimensions (whatever the sizes), then, for m, n > 0, operands
- * and overlaps. */
+ * none for m == 0 or n == 0 (QMM_OK); else leading dimensions, the
+ * granularity, operands and overlaps. */
 qmm_status qmm_float_gemm_check(size_t m, size_t n, size_t k, const void *a, size_t lda,
                                 const void *b, size_t ldb, const void *c, size_t ldc,
                                 size_t elem, qmm_granularity g);

@@ -115,7 +115,7 @@ static int NAME(max_abs)(const void *kminv, const void *kmaxv, size_t i, void *o
     if (!NAME(finite)(kmin, kmax))
         return 0;
     const FLT lo = NAME(value)(kmin), hi = NAME(value)(kmax);
-    ((FLT *)out)[i] = -lo > hi ? -lo : hi;
+    ((FLT *)out)[i] = (-lo > hi ? -lo : hi) + (FLT)0;  /* + 0: |-0.0| is +0.0 */
     return 1;
 }
 
@@ -142,7 +142,7 @@ static int NAME(params)(const void *kminv, const void *kmaxv, size_t i, const qm
             z = (int32_t)NAME(round_even)(zf);
         }
     } else {
-        const FLT amax = -lo > hi ? -lo : hi;
+        const FLT amax = (-lo > hi ? -lo : hi) + (FLT)0;  /* + 0: |-0.0| is +0.0 */
         scale = amax / (FLT)r->qmax;
     }
     ((FLT *)scalesv)[i] = scale;

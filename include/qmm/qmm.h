@@ -391,8 +391,9 @@ QMM_API qmm_status qmm_dequantize_f64(size_t rows, size_t cols, qmm_type type, c
  * Float and double GEMM through int8. Both calls take row-major operands
  * with leading dimensions (lda >= k, ldb >= n, ldc >= n), overwrite C, follow
  * the rules at the top of this file (C overlapping A or B, NULL operands,
- * sizes) and reject a NaN or infinite element of A or B with
- * QMM_ERR_INVALID_ARG, C untouched. They run on the thread count's threads
+ * sizes; m == 0 or n == 0 returns QMM_OK whatever the other arguments) and
+ * reject a NaN or infinite element of A or B, an unknown granularity or a
+ * slice count out of range with QMM_ERR_INVALID_ARG, C untouched. They run on the thread count's threads
  * and give the same bits on every kernel, CPU and thread count.
  *
  * The int32 sums stay exact: a product of values of magnitude at most 127
@@ -436,8 +437,7 @@ QMM_API qmm_status qmm_sgemm_i8(size_t m, size_t n, size_t k,
  * The error falls by about 2^7 per slice until double's own rounding: for
  * well-scaled data (values of one line within a few powers of two of each
  * other), QMM_FP64_SLICES slices match a native double GEMM; a line whose
- * values span 2^(7d) needs about d more. slices outside 1 .. QMM_MAX_SLICES is
- * QMM_ERR_INVALID_ARG. */
+ * values span 2^(7d) needs about d more. */
 #define QMM_FP64_SLICES 8
 #define QMM_MAX_SLICES 16
 QMM_API qmm_status qmm_dgemm_i8(size_t m, size_t n, size_t k,
