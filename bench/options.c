@@ -94,50 +94,16 @@ void bench_print_usage(FILE *out)
             BENCH_BANDWIDTH_MIB);
 }
 
-/* A decimal number from 1 to max at *p, which is moved past it; digits only,
- * so no sign, spaces or hex slip through as strtoull would let them. */
-static int read_number(const char **p, size_t max, size_t *out)
-{
-    const char *s = *p;
-    size_t v = 0;
-    if (*s < '0' || *s > '9')
-        return 0;
-    for (; *s >= '0' && *s <= '9'; s++) {
-        size_t digit = (size_t)(*s - '0');
-        if (v > (max - digit) / 10)
-            return 0;
-        v = v * 10 + digit;
-    }
-    if (v == 0)
-        return 0;
-    *p = s;
-    *out = v;
-    return 1;
-}
-
-/* "MxKxN", every size from 1 to PTRDIFF_MAX (the library's limit). */
-static int parse_shape(const char *text, bench_shape *out)
-{
-    size_t *dims[3] = {&out->m, &out->k, &out->n};
-    for (int d = 0; d < 3; d++) {
-        if (d > 0 && *text++ != 'x')
-            return 0;
-        if (!read_number(&text, PTRDIFF_MAX, dims[d]))
-            return 0;
-    }
-    return *text == '\0';
-}
-
 /* "N" or "N,M", each from 1 to QMM_MAX_THREADS, into out[0] and out[1]
  * (M = N when one is given): how many were given, 0 when text is not that. */
 static size_t parse_threads(const char *text, size_t out[2])
 {
-    if (!read_number(&text, QMM_MAX_THREADS, &out[0]))
+    if (!bench_read_number(&text, QMM_MAX_THREADS, &out[0]))
         return 0;
     out[1] = out[0];
     if (*text == '\0')
         return 1;
-    int second = *text++ == ',' && read_number(&text, QMM_MAX_THREADS, &out[1]);
+    int second = *text++ == ',' && bench_read_number(&text, QMM_MAX_THREADS, &out[1]);
     return second && *text == '\0' ? 2 : 0;
 }
 
@@ -168,11 +134,6 @@ static size_t parse_names(const char *text, const char *const *names, size_t cou
         return 1;
     int second = *text++ == ',' && read_name(&text, names, count, &out[1]);
     return second && *text == '\0' ? 2 : 0;
-}
-
-static int parse_reps(const char *text, size_t *out)
-{
-    return read_number(&text, MAX_USER_REPS, out) && *text == '\0';
 }
 
 static bench_parse_result bad(const char *what, const char *arg)
@@ -260,7 +221,7 @@ bench_parse_result bench_parse_options(int argc, char **argv, bench_options *opt
             opt->kernel = value;
         else if (is(arg, "--vs"))
             opt->vs = value;
-        else if (is(arg, "--reps") && !parse_reps(value, &opt->reps))
+        else if (is(arg, "--reps") && !bench_parse_whole(value, MAX_USER_REPS, &opt->reps))
             return bad("--reps needs a whole number from 1 to " VALUE_TEXT(MAX_USER_REPS) ", not ",
                        value);
         else if (is(arg, "--threads") && (given.threads = parse_threads(value, opt->threads)) == 0)
@@ -277,7 +238,9 @@ bench_parse_result bench_parse_options(int argc, char **argv, bench_options *opt
                  (given.weights = parse_names(value, bench_weights_names, BENCH_WEIGHTS_COUNT,
                                               weights)) == 0)
             return bad("--weights needs X or X,Y, each none, a or b, not ", value);
-        else if (is(arg, "--shape") && !parse_shape(value, &opt->parsed_shapes[shapes++]))
+        /* Every size from 1 to PTRDIFF_MAX, the library's limit. */
+        else if (is(arg, "--shape") &&
+                 !bench_parse_shape(value, PTRDIFF_MAX, &opt->parsed_shapes[shapes++]))
             return bad("--shape needs MxKxN with every size at least 1, not ", value);
     }
     for (int w = 0; w < 2; w++) {

@@ -32,3 +32,39 @@ void bench_format_shape(bench_shape s, char *text)
 {
     snprintf(text, BENCH_SHAPE_TEXT_SIZE, "%zux%zux%zu", s.m, s.k, s.n);
 }
+
+int bench_read_number(const char **p, size_t max, size_t *out)
+{
+    const char *s = *p;
+    size_t v = 0;
+    if (*s < '0' || *s > '9')
+        return 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        size_t digit = (size_t)(*s - '0');
+        if (v > (max - digit) / 10)
+            return 0;
+        v = v * 10 + digit;
+    }
+    if (v == 0)
+        return 0;
+    *p = s;
+    *out = v;
+    return 1;
+}
+
+int bench_parse_whole(const char *text, size_t max, size_t *out)
+{
+    return bench_read_number(&text, max, out) && *text == '\0';
+}
+
+int bench_parse_shape(const char *text, size_t max, bench_shape *out)
+{
+    size_t *dims[3] = {&out->m, &out->k, &out->n};
+    for (int d = 0; d < 3; d++) {
+        if (d > 0 && *text++ != 'x')
+            return 0;
+        if (!bench_read_number(&text, max, dims[d]))
+            return 0;
+    }
+    return *text == '\0';
+}

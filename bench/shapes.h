@@ -19,4 +19,15 @@ extern const size_t bench_default_shape_count;
 /* "MxKxN" into text, which holds BENCH_SHAPE_TEXT_SIZE bytes. */
 void bench_format_shape(bench_shape s, char *text);
 
+/* A decimal number from 1 to max at *p, which is moved past it; digits only,
+ * so no sign, spaces or hex slip through as strtoull would let them. Returns
+ * 0, *p and *out untouched, when there is none. */
+int bench_read_number(const char **p, size_t max, size_t *out);
+
+/* The same for all of text: 0 when anything follows the number. */
+int bench_parse_whole(const char *text, size_t max, size_t *out);
+
+/* "MxKxN" into *out, every size from 1 to max: 0 when text is not that. */
+int bench_parse_shape(const char *text, size_t max, bench_shape *out);
+
 #endif

@@ -23,8 +23,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "compute/partition.h"
 #include "support/testlib.h"
@@ -1207,49 +1205,15 @@ static void unsupported(const char *name)
     checks++;
 }
 
-/* Each kernel forced in a child of its own, before this process makes a product. */
-static void every_kernel(void)
-{
-    for (size_t i = 0; i < qmm_kernel_count(); i++) {
-        const qmm_kernel_info *kern = qmm_kernel_at(i);
-        fflush(stdout);
-        fflush(stderr);
-        pid_t pid = fork();
-        if (pid == 0) {
-            setenv("QMM_KERNEL", kern->name, 1);
-            forced = kern->name;
-            checks = test_failures = 0; /* the parent's so far are not this child's */
-            if (kern->supported_here)
-                suite();
-            else
-                unsupported(kern->name);
-            int rc = test_finish(kern->name, checks);
-            fflush(stdout);
-            _exit(rc);
-        }
-        int status = 0;
-        CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
-              "QMM_KERNEL=%s: the child failed (status %d)", kern->name, status);
-        checks++;
-    }
-}
-
 int main(int argc, char **argv)
 {
     /* Every product split over the threads, however small (as in test_threads). */
     qmm_partition_set_small_product(1);
-    if (argc == 2) {
-        setenv("QMM_KERNEL", argv[1], 1);
-        forced = argv[1];
-        suite();
-        return test_finish(argv[1], checks);
-    }
-    if (argc != 1) {
-        fprintf(stderr, "usage: test_quant [KERNEL]\n");
-        return 2;
-    }
-    unsetenv("QMM_KERNEL");
-    every_kernel();
+    /* "test_quant KERNEL": the suite alone. Else each kernel forced in a child
+     * of its own, before this process makes a product, then the rest here. */
+    int rc = test_each_kernel_main(argc, argv, "test_quant", &checks, &forced, suite, unsupported);
+    if (rc >= 0)
+        return rc;
     suite();
     bad_input();
     plan_misuse();

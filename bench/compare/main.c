@@ -6,7 +6,7 @@
  * methods.c runs each method, run.c times a case, accuracy.c measures the
  * errors, sanity.c holds the bounds that make the run a check, report.c
  * prints, plot.c draws --plot, machine.c names the CPU and qmm's kernel,
- * workers.c waits for other libraries' threads to go idle.
+ * ../workers.c waits for other libraries' threads to go idle.
  */
 #include <stdio.h>
 #include <stdlib.h>

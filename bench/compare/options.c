@@ -79,44 +79,6 @@ void compare_print_usage(FILE *out)
             COMPARE_SGEMM_I8_BOUND, QMM_FP64_SLICES, COMPARE_DGEMM_I8_BOUND);
 }
 
-/* A decimal number from 1 to max at *p, which is moved past it; digits only,
- * so no sign, spaces or hex slip through as strtoul would let them. */
-static int read_number(const char **p, size_t max, size_t *out)
-{
-    const char *s = *p;
-    size_t v = 0;
-    if (*s < '0' || *s > '9')
-        return 0;
-    for (; *s >= '0' && *s <= '9'; s++) {
-        size_t digit = (size_t)(*s - '0');
-        if (v > (max - digit) / 10)
-            return 0;
-        v = v * 10 + digit;
-    }
-    if (v == 0)
-        return 0;
-    *p = s;
-    *out = v;
-    return 1;
-}
-
-static int parse_whole(const char *text, size_t max, size_t *out)
-{
-    return read_number(&text, max, out) && *text == '\0';
-}
-
-static int parse_shape(const char *text, bench_shape *out)
-{
-    size_t *dims[3] = {&out->m, &out->k, &out->n};
-    for (int d = 0; d < 3; d++) {
-        if (d > 0 && *text++ != 'x')
-            return 0;
-        if (!read_number(&text, COMPARE_MAX_DIMENSION, dims[d]))
-            return 0;
-    }
-    return *text == '\0';
-}
-
 /* "NAME,NAME,...", each a compare_dist_names entry, none twice. */
 static int parse_dists(const char *text, compare_options *opt)
 {
@@ -155,7 +117,7 @@ static compare_parse_result parse_value(const char *arg, const char *value,
 {
     size_t v;
     if (is(arg, "--shape")) {
-        if (!parse_shape(value, &opt->parsed_shapes[*shapes]))
+        if (!bench_parse_shape(value, COMPARE_MAX_DIMENSION, &opt->parsed_shapes[*shapes]))
             return bad("--shape needs MxKxN, every size from 1 to " VALUE_TEXT(
                            COMPARE_MAX_DIMENSION) ", not ",
                        value);
@@ -166,18 +128,18 @@ static compare_parse_result parse_value(const char *arg, const char *value,
                        "comma-separated, each once, not ",
                        value);
     } else if (is(arg, "--slices")) {
-        if (!parse_whole(value, QMM_MAX_SLICES, &v))
+        if (!bench_parse_whole(value, QMM_MAX_SLICES, &v))
             return bad("--slices needs a whole number from 1 to " VALUE_TEXT(QMM_MAX_SLICES)
                        ", not ",
                        value);
         opt->slices = (unsigned)v;
     } else if (is(arg, "--reps")) {
-        if (!parse_whole(value, MAX_USER_REPS, &opt->reps))
+        if (!bench_parse_whole(value, MAX_USER_REPS, &opt->reps))
             return bad("--reps needs a whole number from 1 to " VALUE_TEXT(MAX_USER_REPS)
                        ", not ",
                        value);
     } else if (is(arg, "--threads")) {
-        if (!parse_whole(value, QMM_MAX_THREADS, &opt->threads))
+        if (!bench_parse_whole(value, QMM_MAX_THREADS, &opt->threads))
             return bad("--threads needs a whole number from 1 to " VALUE_TEXT(QMM_MAX_THREADS)
                        ", not ",
                        value);

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 
 #include "../timing.h"
+#include "../workers.h"
 #include "blas.h"
-#include "workers.h"
 
 /* One timed thing: a method's end-to-end call or its kernel-only calls. */
 typedef struct timed {
@@ -34,7 +34,7 @@ static qmm_status call(compare_contenders *c, const timed *t)
 static void settle(const timing_plan *p)
 {
     if (p->threads > 1)
-        compare_wait_for_idle_workers();
+        bench_wait_for_idle_workers();
 }
 
 /* Every method's end-to-end call, and its kernel-only calls after it. */

@@ -45,7 +45,7 @@ typedef struct compare_record {
 /* Runs methods[0..count) (methods[0] must be cblas_dgemm) on shape s with
  * operands drawn from d, reps rounds (0: COMPARE_REPS or COMPARE_SLOW_REPS);
  * with threads > 1, each method's calls in a round wait for the threads of
- * the one before to go idle (workers.h).
+ * the one before to go idle (../workers.h).
  * Fills out[0..count). Returns 0 when the case does not fit in memory
  * (said on stderr). */
 int compare_run_case(bench_shape s, size_t shape_index, compare_dist d,

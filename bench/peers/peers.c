@@ -70,7 +70,6 @@
  *
  *   qmm-bench-peers [--shape MxKxN]... [--reps N] [--threads N] [--avx2]
  */
-#include <dirent.h>
 #include <dnnl.h>
 #include <math.h>
 #include <pthreadpool.h>
@@ -82,6 +81,7 @@
 #include <unistd.h>
 #include <xnnpack.h>
 
+#include "../workers.h"
 #include "gemmlowp_peer.h"
 #include "qmm/qmm.h"
 
@@ -834,56 +834,16 @@ static double median(double *v, size_t count)
     return count % 2 ? v[count / 2] : (v[count / 2 - 1] + v[count / 2]) / 2;
 }
 
-/* A library's worker threads go on spinning for a while after its call, in
- * case another comes (libgomp's for qmm and oneDNN and gemmlowp's for some
- * milliseconds, XNNPACK's pthreadpool's for about 30, OpenBLAS's, yielding,
- * for 2^28 cycles: about 100 ms): with as many threads as cores, the next
- * contender would find a core taken and run at half speed or worse (gemmlowp
- * after XNNPACK, qmm after OpenBLAS). So with more than one thread, every
- * contender's first (untimed) call waits until no thread of this process but
- * the calling one is runnable, as the state letters in
- * /proc/self/task/<tid>/stat tell, for at most a second; its own workers then
- * spin between its untimed and timed calls, as between the calls of a program
- * that makes many. The wait polls without sleeping: on a 2-core KVM guest,
- * letting this thread sleep between polls while XNNPACK's workers spun down
- * (or any 30 ms sleep) left gemmlowp's two threads running one after the
- * other in the calls that followed (4.1 ms on 128x384x1536 instead of 2.1). */
+/* With more than one thread, each contender's first (untimed) call waits for
+ * the workers of the library before it to go idle: ../workers.c tells why,
+ * and why the wait polls without sleeping. */
 static size_t threads = 1;
-
-static int other_threads_running(void)
-{
-    DIR *dir = opendir("/proc/self/task");
-    if (dir == NULL)
-        return 0;
-    char self[24];
-    snprintf(self, sizeof self, "%ld", (long)getpid());  /* the main thread's tid */
-    int running = 0;
-    struct dirent *e;
-    while (!running && (e = readdir(dir)) != NULL) {
-        if (e->d_name[0] == '.' || strcmp(e->d_name, self) == 0)
-            continue;
-        char path[64], stat[512];
-        snprintf(path, sizeof path, "/proc/self/task/%.24s/stat", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (f == NULL)
-            continue;
-        size_t len = fread(stat, 1, sizeof stat - 1, f);
-        fclose(f);
-        stat[len] = '\0';
-        const char *paren = strrchr(stat, ')');  /* after "tid (name)" */
-        running = paren != NULL && paren[1] == ' ' && paren[2] == 'R';
-    }
-    closedir(dir);
-    return running;
-}
 
 static void wait_for_quiet_workers(void)
 {
     if (threads == 1)
         return;
-    double start = now();
-    while (other_threads_running() && now() - start < 1.0)
-        continue;
+    bench_wait_for_idle_workers();
 }
 
 static int bench_shape(shape s, size_t fixed_reps)

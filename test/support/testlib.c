@@ -3,6 +3,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 long test_failures;
 
@@ -22,6 +24,54 @@ int test_finish(const char *name, long checks)
 {
     printf("%s: %ld checks, %ld failures\n", name, checks, test_failures);
     return test_failures == 0 && checks > 0 ? 0 : 1;
+}
+
+void test_each_kernel(long *checks, const char **forced, void (*suite)(void),
+                      void (*unsupported)(const char *kernel))
+{
+    for (size_t i = 0; i < qmm_kernel_count(); i++) {
+        const qmm_kernel_info *kern = qmm_kernel_at(i);
+        if (!kern->supported_here && unsupported == NULL)
+            continue;
+        fflush(stdout);
+        fflush(stderr);
+        pid_t pid = fork();
+        if (pid == 0) {
+            setenv("QMM_KERNEL", kern->name, 1);
+            *forced = kern->name;
+            *checks = test_failures = 0; /* the parent's so far are not this child's */
+            if (kern->supported_here)
+                suite();
+            else
+                unsupported(kern->name);
+            int rc = test_finish(kern->name, *checks);
+            fflush(stdout);
+            _exit(rc);
+        }
+        int status = 0;
+        CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "QMM_KERNEL=%s: the child failed (status %d)", kern->name, status);
+        ++*checks;
+    }
+}
+
+int test_each_kernel_main(int argc, char **argv, const char *name, long *checks,
+                          const char **forced, void (*suite)(void),
+                          void (*unsupported)(const char *kernel))
+{
+    if (argc == 2) {
+        setenv("QMM_KERNEL", argv[1], 1);
+        *forced = argv[1];
+        suite();
+        return test_finish(argv[1], *checks);
+    }
+    if (argc != 1) {
+        fprintf(stderr, "usage: %s [KERNEL]\n", name);
+        return 2;
+    }
+    unsetenv("QMM_KERNEL");
+    test_each_kernel(checks, forced, suite, unsupported);
+    return -1;
 }
 
 static uint64_t rng_state = 1;

@@ -26,6 +26,28 @@ void test_fail(const char *file, int line, const char *fmt, ...)
 /* Prints a summary line and returns main's exit code. */
 int test_finish(const char *name, long checks);
 
+/* ---- every kernel, each in a child process ------------------------------ */
+/* For each kernel qmm_kernel_at lists, forks a child that sets QMM_KERNEL to
+ * its name (the library reads its environment once: call this before the
+ * process makes its first product), *forced to its name too (for the test's
+ * messages), *checks and test_failures to zero (the parent's so far are not
+ * the child's), calls suite() when this CPU supports the kernel, else
+ * unsupported(name), and exits with test_finish(name, *checks). With
+ * unsupported NULL, a kernel this CPU does not support gets no child. One
+ * child at a time; each one's exit status is a check in the calling process,
+ * added to *checks. */
+void test_each_kernel(long *checks, const char **forced, void (*suite)(void),
+                      void (*unsupported)(const char *kernel));
+/* The command line "name [KERNEL]" of such a test, before it makes a product.
+ * With KERNEL: sets QMM_KERNEL and *forced to it, calls suite() and returns
+ * test_finish(KERNEL, *checks), main's exit code. With more arguments: says
+ * the usage on stderr and returns 2. With none: clears QMM_KERNEL, calls
+ * test_each_kernel(checks, forced, suite, unsupported) and returns -1, for
+ * main to go on with the selector's kernels. */
+int test_each_kernel_main(int argc, char **argv, const char *name, long *checks,
+                          const char **forced, void (*suite)(void),
+                          void (*unsupported)(const char *kernel));
+
 /* ---- random numbers (xorshift64*, fixed seed per test) ------------------ */
 void test_seed(uint64_t seed);
 uint64_t test_rand(void);
