@@ -42,3 +42,10 @@ void qmm_ranges_end(qmm_ranges *r)
 {
     qmm_team_leave(&r->team);
 }
+
+void qmm_ranges_for(size_t count, double work_per_line, qmm_range_fn *fn, void *context)
+{
+    qmm_ranges r = qmm_ranges_begin(count, work_per_line);
+    qmm_ranges_run(&r, fn, context);
+    qmm_ranges_end(&r);
+}

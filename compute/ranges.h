@@ -30,4 +30,7 @@ void qmm_ranges_run(const qmm_ranges *r, qmm_range_fn *fn, void *context);
 
 void qmm_ranges_end(qmm_ranges *r);
 
+/* begin, run, end: for a caller that needs no task count beforehand. */
+void qmm_ranges_for(size_t count, double work_per_line, qmm_range_fn *fn, void *context);
+
 #endif

@@ -92,20 +92,20 @@ qmm_status qmm_dgemm_i8(size_t m, size_t n, size_t k,
         qmm_float_gemm_zero(m, n, c, ldc, sizeof *c);
         return QMM_OK;
     }
-    const size_t s = slices, deepest = s * k;  /* k <= PTRDIFF_MAX / 8, s <= 16 */
+    /* m * k and k * n are at most PTRDIFF_MAX / 8 (spans of doubles) and
+     * s at most 16: no product overflows. */
+    const size_t s = slices, deepest = s * k;
     const int per_channel = g == QMM_PER_CHANNEL;
     const size_t sizes[] = {
-        qmm_float_gemm_bytes(m, k, s), qmm_float_gemm_bytes(k, n, s),
+        m * k * s, k * n * s,
         (per_channel ? m : 1) * sizeof(int), (per_channel ? n : 1) * sizeof(int),
         m * n * sizeof(int32_t), deepest > QMM_EXACT_DEPTH ? m * n * sizeof(int64_t) : 0,
         m * n * sizeof(double), (per_channel ? n : 1) * sizeof(double)};
     enum { DA, DB, EA, EB, S32, S64, ACC, PB, PARTS };
     void *part[PARTS];
-    void *mem = sizes[DA] && sizes[DB] ? qmm_float_gemm_buffers(PARTS, sizes, part) : NULL;
-    if (mem == NULL) {
-        qmm_log("out of memory: the slices of a %zu x %zu x %zu product", m, k, n);
+    void *mem = qmm_float_gemm_buffers(PARTS, sizes, part);
+    if (mem == NULL)
         return QMM_ERR_NO_MEMORY;
-    }
     int8_t *da = part[DA], *db = part[DB];
     qmm_split_job sa = {.x = a, .ldx = lda, .rows = m, .cols = k,
                         .per = per_channel ? QMM_PER_ROW : QMM_PER_MATRIX, .slices = slices,
@@ -123,9 +123,7 @@ qmm_status qmm_dgemm_i8(size_t m, size_t n, size_t k,
                 break;
             level_add l = {part[S32], depth > QMM_EXACT_DEPTH ? part[S64] : NULL, part[ACC],
                            ldexp(1.0, -7 * (int)t), n, t == s + 1};
-            qmm_ranges r = qmm_ranges_begin(m, (double)n);
-            qmm_ranges_run(&r, add_level, &l);
-            qmm_ranges_end(&r);
+            qmm_ranges_for(m, (double)n, add_level, &l);
         }
     }
     if (st == QMM_OK) {
@@ -134,9 +132,7 @@ qmm_status qmm_dgemm_i8(size_t m, size_t n, size_t k,
         for (size_t j = 0; j < (per_channel ? n : 1); j++)
             pb[j] = power_of_two(eb[j]);
         scale_out so = {part[ACC], part[EA], eb, pb, n, ldc, per_channel, c};
-        qmm_ranges r = qmm_ranges_begin(m, (double)n);
-        qmm_ranges_run(&r, scale_rows, &so);
-        qmm_ranges_end(&r);
+        qmm_ranges_for(m, (double)n, scale_rows, &so);
     }
     free(mem);
     return st;

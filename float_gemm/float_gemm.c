@@ -44,24 +44,25 @@ void qmm_float_gemm_zero(size_t m, size_t n, void *c, size_t ldc, size_t elem)
         memset((unsigned char *)c + i * ldc * elem, 0, n * elem);
 }
 
-size_t qmm_float_gemm_bytes(size_t a, size_t b, size_t c)
-{
-    if (a == 0 || b == 0 || c == 0)
-        return 0;
-    if (b > SIZE_MAX / a || c > SIZE_MAX / (a * b))
-        return 0;
-    return a * b * c;
-}
-
 enum { BUFFER_ALIGN = 64 };
+
+/* bytes rounded up to BUFFER_ALIGN, 0 when that overflows. */
+static size_t aligned_size(size_t bytes)
+{
+    if (bytes > SIZE_MAX - (BUFFER_ALIGN - 1))
+        return 0;
+    return (bytes + BUFFER_ALIGN - 1) / BUFFER_ALIGN * BUFFER_ALIGN;
+}
 
 void *qmm_float_gemm_buffers(size_t count, const size_t *sizes, void **parts)
 {
     size_t total = 0;
     for (size_t i = 0; i < count; i++) {
-        const size_t rounded = (sizes[i] + BUFFER_ALIGN - 1) / BUFFER_ALIGN * BUFFER_ALIGN;
-        if (rounded < sizes[i] || total > SIZE_MAX - rounded - BUFFER_ALIGN)
+        const size_t rounded = aligned_size(sizes[i]);
+        if ((rounded == 0 && sizes[i] != 0) || total > SIZE_MAX - rounded - BUFFER_ALIGN) {
+            qmm_log("out of memory: the quantized operands' sizes overflow size_t");
             return NULL;
+        }
         total += rounded;
     }
     unsigned char *mem = aligned_alloc(BUFFER_ALIGN, total == 0 ? BUFFER_ALIGN : total);
@@ -71,7 +72,7 @@ void *qmm_float_gemm_buffers(size_t count, const size_t *sizes, void **parts)
     }
     for (size_t i = 0, at = 0; i < count; i++) {
         parts[i] = mem + at;
-        at += (sizes[i] + BUFFER_ALIGN - 1) / BUFFER_ALIGN * BUFFER_ALIGN;
+        at += aligned_size(sizes[i]);
     }
     return mem;
 }
@@ -110,9 +111,7 @@ qmm_status qmm_exact_sums(size_t m, size_t n, size_t depth, const int8_t *a, siz
         if (depth <= QMM_EXACT_DEPTH)
             return QMM_OK;
         chunk_add c = {s32, s64, n, at == 0};
-        qmm_ranges r = qmm_ranges_begin(m, (double)n);
-        qmm_ranges_run(&r, add_chunk, &c);
-        qmm_ranges_end(&r);
+        qmm_ranges_for(m, (double)n, add_chunk, &c);
     }
     return QMM_OK;
 }

@@ -21,11 +21,9 @@ qmm_status qmm_float_gemm_check(size_t m, size_t n, size_t k, const void *a, siz
 void qmm_float_gemm_zero(size_t m, size_t n, void *c, size_t ldc, size_t elem);
 
 /* One allocation cut into parts: sizes[i] bytes each (64-byte aligned),
- * NULL when it cannot be had or the total overflows. */
+ * NULL (said under QMM_VERBOSE) when it cannot be had or the total
+ * overflows. */
 void *qmm_float_gemm_buffers(size_t count, const size_t *sizes, void **parts);
-
-/* bytes := a * b * c, 0 when it overflows size_t. */
-size_t qmm_float_gemm_bytes(size_t a, size_t b, size_t c);
 
 /* S = A.B exactly, for int8 A (m x depth, row stride lda, values in
  * [-127, 127]) and B (depth x n, row stride ldb), dense m x n: in s32 when

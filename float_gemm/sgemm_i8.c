@@ -78,9 +78,7 @@ qmm_status qmm_sgemm_i8(size_t m, size_t n, size_t k,
         } else if ((st = qmm_exact_sums(m, n, k, part[QA], k, part[QB], n, part[S32],
                                         part[S64])) == QMM_OK) {
             deep_dequant dd = {part[S64], sa, sb, c, n, ldc};
-            qmm_ranges r = qmm_ranges_begin(m, (double)n);
-            qmm_ranges_run(&r, dequantize_rows, &dd);
-            qmm_ranges_end(&r);
+            qmm_ranges_for(m, (double)n, dequantize_rows, &dd);
         }
     }
     free(mem);

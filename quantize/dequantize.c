@@ -78,9 +78,7 @@ static qmm_status dequantize(int is_f64, size_t rows, size_t cols, qmm_type type
     dequantize_call d = {.lines = qmm_lines_pick(is_f64), .q = q, .ldq = ldq, .cols = cols,
                          .ldx = ldx, .is_signed = type == QMM_TYPE_I8, .per = per,
                          .scales = scales, .zp = zp, .x = x};
-    qmm_ranges r = qmm_ranges_begin(rows, (double)cols);
-    qmm_ranges_run(&r, dequantize_task, &d);
-    qmm_ranges_end(&r);
+    qmm_ranges_for(rows, (double)cols, dequantize_task, &d);
     return QMM_OK;
 }
 

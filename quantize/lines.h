@@ -25,8 +25,7 @@ typedef struct qmm_qrange {
 } qmm_qrange;
 
 typedef struct qmm_lines {
-    size_t elem;             /* bytes per value: 4 (float) or 8 (double) */
-    size_t key_bytes;        /* bytes per key: the same */
+    size_t elem;             /* bytes per value and per key: 4 (float) or 8 (double) */
     /* kmin[i], kmax[i] := the smallest and largest keys of row i. */
     void (*extrema_rows)(const void *x, size_t ldx, size_t rows, size_t cols, void *kmin,
                          void *kmax);

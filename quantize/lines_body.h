@@ -29,6 +29,8 @@
  * default rounding mode: nearbyint() that vectorizes on any x86-64. */
 #define RN_MAGIC ((FLT)(sizeof(FLT) == 4 ? 12582912.0 : 6755399441055744.0))
 
+_Static_assert(sizeof(KEY) == sizeof(FLT), "a key is its value's bits");
+
 /* Arithmetic right shift of negative values: gcc and clang define it. */
 static inline KEY NAME(key)(FLT v)
 {
@@ -232,7 +234,6 @@ static void NAME(dequantize_cols)(const unsigned char *q, size_t ldq, int is_sig
 
 const qmm_lines QMM_LINES_TABLE = {
     .elem = sizeof(FLT),
-    .key_bytes = sizeof(KEY),
     .extrema_rows = NAME(extrema_rows),
     .extrema_cols = NAME(extrema_cols),
     .extrema_reset = NAME(extrema_reset),

@@ -29,11 +29,11 @@ static void extrema_task(void *context, size_t t, size_t lo, size_t hi)
     const qmm_lines *l = p->lines;
     const void *x = p->x + lo * p->ldx * l->elem;
     if (p->per == QMM_PER_COL) {
-        const size_t at = t * p->cols * l->key_bytes;
+        const size_t at = t * p->cols * l->elem;
         l->extrema_reset(p->cols, p->kmin + at, p->kmax + at);
         l->extrema_cols(x, p->ldx, hi - lo, p->cols, p->kmin + at, p->kmax + at);
     } else {
-        const size_t at = lo * l->key_bytes;
+        const size_t at = lo * l->elem;
         l->extrema_rows(x, p->ldx, hi - lo, p->cols, p->kmin + at, p->kmax + at);
     }
 }
@@ -48,17 +48,17 @@ static qmm_status line_extrema(const qmm_lines *l, const void *x, size_t ldx, si
      * cover all the columns. Rows and cols fit in PTRDIFF_MAX, tasks in
      * QMM_MAX_THREADS: only the product is checked. */
     size_t n = per == QMM_PER_COL ? cols : rows, slots = per == QMM_PER_COL ? r.tasks : 1;
-    if (n > SIZE_MAX / slots / 2 / l->key_bytes ||
-        (*keys = malloc(2 * n * slots * l->key_bytes)) == NULL) {
+    if (n > SIZE_MAX / slots / 2 / l->elem ||
+        (*keys = malloc(2 * n * slots * l->elem)) == NULL) {
         qmm_ranges_end(&r);
         qmm_log("out of memory: the extrema of %zu lines", n * slots);
         return QMM_ERR_NO_MEMORY;
     }
     *count = n * slots;
     extrema_pass p = {.lines = l, .x = x, .ldx = ldx, .cols = cols, .per = per,
-                      .kmin = *keys, .kmax = *keys + *count * l->key_bytes};
+                      .kmin = *keys, .kmax = *keys + *count * l->elem};
     qmm_ranges_run(&r, extrema_task, &p);
-    const size_t kb = l->key_bytes;
+    const size_t kb = l->elem;
     if (per == QMM_PER_COL) {
         for (size_t t = 1; t < r.tasks; t++)
             l->extrema_merge(cols, p.kmin, p.kmax, p.kmin + t * cols * kb,
@@ -124,16 +124,14 @@ qmm_status qmm_quantize_run(const qmm_quant_job *j)
     p.div = div;
     p.zp = zp;
     for (size_t i = 0; st == QMM_OK && i < lines; i++) {
-        if (!l->params(keys, keys + count * l->key_bytes, i, &p.range, scales, div, zp)) {
+        if (!l->params(keys, keys + count * l->elem, i, &p.range, scales, div, zp)) {
             qmm_log("invalid argument: X has a NaN or infinite value%s",
                     j->asymmetric ? ", or a line whose max - min overflows" : "");
             st = QMM_ERR_INVALID_ARG;
         }
     }
     if (st == QMM_OK) {
-        qmm_ranges r = qmm_ranges_begin(j->rows, (double)j->cols);
-        qmm_ranges_run(&r, quantize_task, &p);
-        qmm_ranges_end(&r);
+        qmm_ranges_for(j->rows, (double)j->cols, quantize_task, &p);
         memcpy(j->scales, scales, lines * l->elem);
         if (j->zero_points != NULL)
             memcpy(j->zero_points, zp, lines * sizeof *zp);
@@ -152,7 +150,7 @@ qmm_status qmm_quantize_max_abs(int is_f64, const void *x, size_t ldx, size_t ro
     qmm_status st = line_extrema(l, x, ldx, rows, cols, per, &keys, &count);
     const size_t lines = qmm_quant_lines(per, rows, cols);
     for (size_t i = 0; st == QMM_OK && i < lines; i++) {
-        if (!l->max_abs(keys, keys + count * l->key_bytes, i, maxabs)) {
+        if (!l->max_abs(keys, keys + count * l->elem, i, maxabs)) {
             qmm_log("invalid argument: a value is NaN or infinite");
             st = QMM_ERR_INVALID_ARG;
         }

@@ -73,9 +73,7 @@ qmm_status qmm_split_run(const qmm_split_job *j)
             f2[l] = ldexp(1.0, h - h1);
         }
         split_pass p = {.job = j, .f1 = f1, .f2 = f2};
-        qmm_ranges r = qmm_ranges_begin(j->rows, (double)j->cols * j->slices);
-        qmm_ranges_run(&r, split_task, &p);
-        qmm_ranges_end(&r);
+        qmm_ranges_for(j->rows, (double)j->cols * j->slices, split_task, &p);
     }
     free(buf);
     return st;
