@@ -14,14 +14,18 @@
  * bringing A and B into the caches for all those after it (qmm, first, ran
  * 5-10% slower than the same call right after it on Zen5).
  * Reported: the median time, GOPS (2mnk / time), qmm's speedup over the peer
- * (peer median / qmm one-shot median) and exactness, the largest |error| of
- * the int32 (or float) result against an exact reference over all of C; for
- * the requantized results (int8 or uint8, no int32 to check), how many of C's
- * entries differ from the peer's that computes the same function, and by how
- * much at most.
+ * (peer median / qmm one-shot median; for a peer that prepares its weights
+ * once, over the qmm plan that packs the same operand once, which the row
+ * names) and exactness, the largest |error| of the int32 (or float) result
+ * against an exact reference over all of C; for the requantized results
+ * (int8 or uint8, no int32 to check), how many of C's entries differ from the
+ * peer's that computes the same function, and by how much at most.
  *
  *   qmm             qmm_i8_i32, packing A and B included in every call
  *   qmm plan        qmm_plan_run on a plan whose A was packed once (weights as A)
+ *   qmm plan (B packed once)  qmm_plan_gemm on a plan made by qmm_plan_create_gemm
+ *                   with QMM_WEIGHTS_B, B packed once (weights as B, as oneDNN's
+ *                   matmul takes them), int32 out
  *   qmm s8 (fp32 requant)  qmm_gemm computing XNNPACK qs8 FC's function (below),
  *                   on its operands and orientation: int8, the input's zero point,
  *                   the int32 bias per output channel (C's columns for batch m,
@@ -36,6 +40,15 @@
  *   oneDNN s8s8s32  dnnl_gemm_s8s8s32, row-major, no offsets
  *   oneDNN u8s8s32  dnnl_gemm_u8s8s32 on A+128 (uint8) with A offset 128: the same
  *                   product; it is the fastest oneDNN int8 path
+ *   oneDNN matmul s8s8s32  the matmul primitive computing the plain product:
+ *                   src A, weights B, dst C int32, all row-major (format tag
+ *                   ab), no zero points, no scales; created once, outside the
+ *                   timing, executed per call (qmm_i8_i32's peer); its
+ *                   implementation named
+ *   oneDNN matmul s8s8s32 reordered  the same with the weights B in the layout
+ *                   oneDNN chooses (format tag any), reordered into it once,
+ *                   outside the timing; against qmm plan (B packed once); its
+ *                   implementation named, and whether that layout is blocked
  *   oneDNN matmul s8  the matmul primitive computing XNNPACK's function, in its
  *                   orientation and layouts: src and dst zero points, s32 bias,
  *                   output scales per output channel (all XNNPACK's one), s8 dst;
@@ -268,6 +281,10 @@ struct contender {
     int (*run)(contender *, const operands *);     /* the timed call; 0 on failure */
     verdict_fn *verdict;
     size_t peer;                                    /* the verdict's peer, by index */
+    /* The qmm contender its speedup is over, by index: qmm one-shot (0), but
+     * for a peer that prepares its weights once the qmm plan that packs the
+     * same operand once. */
+    size_t against;
     void (*teardown)(contender *);
     void *state;
     int ready;                                      /* set up, and every run succeeded */
@@ -455,6 +472,35 @@ static void qmm_plan_teardown(contender *w)
     free_c(w);
 }
 
+/* qmm, B packed once in a plan whose weights are B (C = X·W): the operand
+ * oneDNN's matmul takes as its weights, and reorders once (dnnl_i32_setup). */
+static qmm_gemm_desc i32_desc(const operands *o, int32_t *c)
+{
+    shape s = o->s;
+    qmm_gemm_desc d = {
+        .m = s.m, .n = s.n, .k = s.k,
+        .a = {.type = QMM_TYPE_I8, .data = o->a, .rs = (ptrdiff_t)s.k, .cs = 1},
+        .b = {.type = QMM_TYPE_I8, .data = o->b, .rs = (ptrdiff_t)s.n, .cs = 1},
+        .c = {.type = QMM_TYPE_I32, .data = c, .rs = (ptrdiff_t)s.n, .cs = 1},
+    };
+    return d;
+}
+static int qmm_plan_b_setup(contender *w, const operands *o)
+{
+    alloc_c(w, o);
+    qmm_gemm_desc d = i32_desc(o, w->c);
+    qmm_plan *p;
+    if (qmm_plan_create_gemm(&p, &d, QMM_WEIGHTS_B) != QMM_OK)
+        return 0;
+    w->state = p;
+    return 1;
+}
+static int qmm_plan_b_run(contender *w, const operands *o)
+{
+    qmm_gemm_desc d = i32_desc(o, w->c);
+    return qmm_plan_gemm(w->state, &d) == QMM_OK;
+}
+
 /* qmm computing XNNPACK qs8 FC's function (xnn_setup) on the same memory: the
  * weights [out][in] are B^T (weights B) or A (weights A), the input's zero
  * point goes on the other operand, the bias on C's columns or rows; XNNPACK's
@@ -546,26 +592,195 @@ static int dnnl_u8_run(contender *w, const operands *o)
                              0.0f, w->c, (dnnl_dim_t)s.n, &co) == dnnl_success;
 }
 
-/* oneDNN's matmul primitive computing XNNPACK qs8 FC's function (xnn_setup)
- * on the same memory, in its orientation: src the input [batch][in], weights
- * its [out][in] read as in × out, the int32 bias, dst [batch][out] int8. */
+/* oneDNN's matmul primitive, created once outside the timing with the memory
+ * objects of its operands (on the bench's buffers, or on oneDNN's for weights
+ * it reordered), executed per call. */
 typedef struct dnnl_mm_state {
     dnnl_engine_t engine;
     dnnl_stream_t stream;
     dnnl_primitive_t matmul;
-    dnnl_memory_t src, weights, bias, dst;
+    dnnl_memory_t src, weights, bias, dst;  /* bias NULL: none */
     char impl[64];  /* the implementation oneDNN picked */
+    /* For reordered weights, the layout oneDNN chose for them, in words: its
+     * gemm-based implementations (AVX2) keep them row-major, and the reorder
+     * is then a copy. */
+    const char *layout;
 } dnnl_mm_state;
 
+/* A rows×cols descriptor: tag dnnl_ab is row-major, dnnl_ba column-major,
+ * dnnl_format_tag_any the layout the primitive prefers. */
 static int dnnl_2d(dnnl_memory_desc_t *md, size_t rows, size_t cols, dnnl_data_type_t type,
-                   size_t rs, size_t cs)
+                   dnnl_format_tag_t tag)
 {
     dnnl_dims_t dims = {(dnnl_dim_t)rows, (dnnl_dim_t)cols};
-    dnnl_dims_t strides = {(dnnl_dim_t)rs, (dnnl_dim_t)cs};
-    return dnnl_memory_desc_init_by_strides(md, 2, dims, type, strides) == dnnl_success;
+    return dnnl_memory_desc_init_by_tag(md, 2, dims, type, tag) == dnnl_success;
 }
 
-/* The zero points and the requantization as attributes: output scales per
+/* A matmul contender's state, with its engine and stream; NULL when oneDNN
+ * refuses them. In w->state either way, for dnnl_mm_teardown. */
+static dnnl_mm_state *dnnl_mm_begin(contender *w)
+{
+    dnnl_mm_state *x = xmalloc(sizeof *x);
+    memset(x, 0, sizeof *x);
+    x->layout = "";
+    w->state = x;
+    if (dnnl_engine_create(&x->engine, dnnl_cpu, 0) != dnnl_success ||
+        dnnl_stream_create(&x->stream, x->engine, dnnl_stream_default_flags) != dnnl_success)
+        return NULL;
+    return x;
+}
+
+/* The primitive of pd, and the name of the implementation oneDNN picked,
+ * copied: pd, which owns the string, is destroyed after setup. */
+static int dnnl_mm_primitive(dnnl_mm_state *x, const_dnnl_primitive_desc_t pd)
+{
+    const char *impl = NULL;
+    int ok = dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success &&
+             dnnl_primitive_create(&x->matmul, pd) == dnnl_success;
+    snprintf(x->impl, sizeof x->impl, "%s", impl != NULL ? impl : "none");
+    return ok;
+}
+
+/* A memory object in the layout pd took for `what`, on data: the bench's own
+ * buffer, or DNNL_MEMORY_ALLOCATE for one of oneDNN's. */
+static dnnl_memory_t dnnl_mm_memory(const_dnnl_primitive_desc_t pd, dnnl_query_t what, int index,
+                                    dnnl_engine_t engine, const void *data)
+{
+    const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(pd, what, index);
+    dnnl_memory_t m = NULL;
+    if (md == NULL || dnnl_memory_create(&m, md, engine, (void *)data) != dnnl_success)
+        return NULL;
+    return m;
+}
+
+static int dnnl_mm_run(contender *w, const operands *o)
+{
+    (void)o;
+    dnnl_mm_state *x = w->state;
+    /* The bias last: without one, the first three are all the arguments. */
+    dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, x->src},
+                              {DNNL_ARG_WEIGHTS, x->weights},
+                              {DNNL_ARG_DST, x->dst},
+                              {DNNL_ARG_BIAS, x->bias}};
+    return dnnl_primitive_execute(x->matmul, x->stream, x->bias != NULL ? 4 : 3, args) ==
+               dnnl_success &&
+           dnnl_stream_wait(x->stream) == dnnl_success;
+}
+
+/* verdict, then the implementation oneDNN picked and the layout it chose for
+ * reordered weights. */
+static void dnnl_mm_named(const contender *w, const char *verdict, char *text, size_t size)
+{
+    const dnnl_mm_state *x = w->state;
+    snprintf(text, size, "%s; %s%s", verdict, x->impl, x->layout);
+}
+
+static void dnnl_mm_teardown(contender *w)
+{
+    dnnl_mm_state *x = w->state;
+    if (x != NULL) {
+        dnnl_memory_destroy(x->src);
+        dnnl_memory_destroy(x->weights);
+        dnnl_memory_destroy(x->bias);
+        dnnl_memory_destroy(x->dst);
+        dnnl_primitive_destroy(x->matmul);
+        dnnl_stream_destroy(x->stream);
+        dnnl_engine_destroy(x->engine);
+        free(x);
+    }
+    free_c(w);
+}
+
+/* The matmul computing C = A·B in int32 as qmm_i8_i32 does: src A, weights
+ * B, dst C, no zero points, no scales, no bias. Every operand row-major (tag
+ * ab), or the weights with tag any when reordered: oneDNN then chooses their
+ * layout, a blocked one, and B is reordered into it once. */
+static dnnl_primitive_desc_t dnnl_i32_pd(shape s, int reordered, dnnl_engine_t engine)
+{
+    dnnl_memory_desc_t src, weights, dst;
+    dnnl_matmul_desc_t desc;
+    dnnl_primitive_desc_t pd = NULL;
+    if (!dnnl_2d(&src, s.m, s.k, dnnl_s8, dnnl_ab) ||
+        !dnnl_2d(&weights, s.k, s.n, dnnl_s8, reordered ? dnnl_format_tag_any : dnnl_ab) ||
+        !dnnl_2d(&dst, s.m, s.n, dnnl_s32, dnnl_ab) ||
+        dnnl_matmul_desc_init(&desc, &src, &weights, NULL, &dst) != dnnl_success ||
+        dnnl_primitive_desc_create(&pd, &desc, NULL, engine, NULL) != dnnl_success)
+        return NULL;
+    return pd;
+}
+
+/* B reordered once, by oneDNN's reorder primitive, into a buffer of oneDNN's
+ * in the weights layout pd chose. */
+static dnnl_memory_t dnnl_reordered_b(const_dnnl_primitive_desc_t pd, dnnl_mm_state *x,
+                                      const operands *o)
+{
+    dnnl_memory_desc_t plain;
+    const dnnl_memory_desc_t *blocked = NULL;
+    dnnl_memory_t from = NULL,
+                  to = dnnl_mm_memory(pd, dnnl_query_weights_md, 0, x->engine,
+                                      DNNL_MEMORY_ALLOCATE);
+    dnnl_primitive_desc_t rpd = NULL;
+    dnnl_primitive_t reorder = NULL;
+    int ok = to != NULL && dnnl_2d(&plain, o->s.k, o->s.n, dnnl_s8, dnnl_ab) &&
+             dnnl_memory_create(&from, &plain, x->engine, o->b) == dnnl_success &&
+             dnnl_memory_get_memory_desc(to, &blocked) == dnnl_success &&
+             dnnl_reorder_primitive_desc_create(&rpd, &plain, x->engine, blocked, x->engine,
+                                                NULL) == dnnl_success &&
+             dnnl_primitive_create(&reorder, rpd) == dnnl_success;
+    if (ok) {
+        dnnl_exec_arg_t args[] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+        ok = dnnl_primitive_execute(reorder, x->stream, 2, args) == dnnl_success &&
+             dnnl_stream_wait(x->stream) == dnnl_success;
+        x->layout = dnnl_memory_desc_equal(blocked, &plain) ? ", weights left row-major"
+                                                            : ", weights blocked";
+    }
+    dnnl_primitive_destroy(reorder);
+    dnnl_primitive_desc_destroy(rpd);
+    dnnl_memory_destroy(from);
+    if (!ok) {
+        dnnl_memory_destroy(to);
+        to = NULL;
+    }
+    return to;
+}
+
+static int dnnl_i32_setup(contender *w, const operands *o, int reordered)
+{
+    alloc_c(w, o);
+    dnnl_mm_state *x = dnnl_mm_begin(w);
+    dnnl_primitive_desc_t pd = NULL;
+    int ok = x != NULL && (pd = dnnl_i32_pd(o->s, reordered, x->engine)) != NULL &&
+             dnnl_mm_primitive(x, pd) &&
+             (x->src = dnnl_mm_memory(pd, dnnl_query_src_md, 0, x->engine, o->a)) != NULL &&
+             (x->weights = reordered ? dnnl_reordered_b(pd, x, o)
+                                     : dnnl_mm_memory(pd, dnnl_query_weights_md, 0, x->engine,
+                                                      o->b)) != NULL &&
+             (x->dst = dnnl_mm_memory(pd, dnnl_query_dst_md, 0, x->engine, w->c)) != NULL;
+    if (pd != NULL)
+        dnnl_primitive_desc_destroy(pd);
+    return ok;
+}
+static int dnnl_i32_plain_setup(contender *w, const operands *o)
+{
+    return dnnl_i32_setup(w, o, 0);
+}
+static int dnnl_i32_reordered_setup(contender *w, const operands *o)
+{
+    return dnnl_i32_setup(w, o, 1);
+}
+static void dnnl_i32_verdict(const contender *w, const contender *peer, const operands *o,
+                             char *text, size_t size)
+{
+    char exact[48];
+    int32_verdict(w, peer, o, exact, sizeof exact);
+    dnnl_mm_named(w, exact, text, size);
+}
+
+/* The matmul computing XNNPACK qs8 FC's function (xnn_setup) on the same
+ * memory, in its orientation: src the input [batch][in], weights its
+ * [out][in] read as in × out, the int32 bias, dst [batch][out] int8.
+ *
+ * The zero points and the requantization as attributes: output scales per
  * output channel (mask: dst's dimension 1), as a model with per-channel
  * weight scales has them, here all XNNPACK's one scale so that the function
  * is the same. oneDNN adds the bias to the sums before it scales, and the dst
@@ -603,10 +818,10 @@ static dnnl_primitive_desc_t dnnl_mm_pd(const operands *o, dnnl_engine_t engine)
     size_t k = o->s.k;
     dnnl_memory_desc_t src, weights, bias, dst;
     dnnl_matmul_desc_t desc;
-    if (!dnnl_2d(&src, q->batch, k, dnnl_s8, k, 1) ||
-        !dnnl_2d(&weights, k, q->channels, dnnl_s8, 1, k) ||
-        !dnnl_2d(&bias, 1, q->channels, dnnl_s32, q->channels, 1) ||
-        !dnnl_2d(&dst, q->batch, q->channels, dnnl_s8, q->channels, 1) ||
+    if (!dnnl_2d(&src, q->batch, k, dnnl_s8, dnnl_ab) ||
+        !dnnl_2d(&weights, k, q->channels, dnnl_s8, dnnl_ba) ||
+        !dnnl_2d(&bias, 1, q->channels, dnnl_s32, dnnl_ab) ||
+        !dnnl_2d(&dst, q->batch, q->channels, dnnl_s8, dnnl_ab) ||
         dnnl_matmul_desc_init(&desc, &src, &weights, &bias, &dst) != dnnl_success)
         return NULL;
     dnnl_primitive_attr_t attr = dnnl_mm_attr(q);
@@ -618,34 +833,15 @@ static dnnl_primitive_desc_t dnnl_mm_pd(const operands *o, dnnl_engine_t engine)
     return pd;
 }
 
-/* A memory object on the bench's own buffer, in the layout pd took for `what`. */
-static dnnl_memory_t dnnl_mm_memory(const_dnnl_primitive_desc_t pd, dnnl_query_t what, int index,
-                                    dnnl_engine_t engine, const void *data)
-{
-    const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(pd, what, index);
-    dnnl_memory_t m = NULL;
-    if (md == NULL || dnnl_memory_create(&m, md, engine, (void *)data) != dnnl_success)
-        return NULL;
-    return m;
-}
-
 static int dnnl_mm_setup(contender *w, const operands *o)
 {
     const quant *q = &o->q;
     const int8_t *weights = q->weights_b ? o->bt : o->a;  /* [out][in] */
-    dnnl_mm_state *x = xmalloc(sizeof *x);
-    memset(x, 0, sizeof *x);
-    w->state = x;
     w->c8 = xmalloc(o->s.m * o->s.n);
-    const char *impl = NULL;
+    dnnl_mm_state *x = dnnl_mm_begin(w);
     dnnl_primitive_desc_t pd = NULL;
-    int ok = dnnl_engine_create(&x->engine, dnnl_cpu, 0) == dnnl_success &&
-             dnnl_stream_create(&x->stream, x->engine, dnnl_stream_default_flags) ==
-                 dnnl_success &&
-             (pd = dnnl_mm_pd(o, x->engine)) != NULL &&
-             dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) ==
-                 dnnl_success &&
-             dnnl_primitive_create(&x->matmul, pd) == dnnl_success &&
+    int ok = x != NULL && (pd = dnnl_mm_pd(o, x->engine)) != NULL &&
+             dnnl_mm_primitive(x, pd) &&
              (x->src = dnnl_mm_memory(pd, dnnl_query_src_md, 0, x->engine,
                                       q->weights_b ? o->a : o->bt)) != NULL &&
              (x->weights = dnnl_mm_memory(pd, dnnl_query_weights_md, 0, x->engine, weights)) !=
@@ -653,45 +849,17 @@ static int dnnl_mm_setup(contender *w, const operands *o)
              (x->bias = dnnl_mm_memory(pd, dnnl_query_weights_md, 1, x->engine, q->bias)) !=
                  NULL &&
              (x->dst = dnnl_mm_memory(pd, dnnl_query_dst_md, 0, x->engine, w->c8)) != NULL;
-    snprintf(x->impl, sizeof x->impl, "%s", impl != NULL ? impl : "none");
     if (pd != NULL)
         dnnl_primitive_desc_destroy(pd);
     return ok;
 }
-static int dnnl_mm_run(contender *w, const operands *o)
-{
-    (void)o;
-    dnnl_mm_state *x = w->state;
-    dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, x->src},
-                              {DNNL_ARG_WEIGHTS, x->weights},
-                              {DNNL_ARG_BIAS, x->bias},
-                              {DNNL_ARG_DST, x->dst}};
-    return dnnl_primitive_execute(x->matmul, x->stream, 4, args) == dnnl_success &&
-           dnnl_stream_wait(x->stream) == dnnl_success;
-}
-/* Its dst is laid out as XNNPACK's output; the implementation's name follows. */
+/* Its dst is laid out as XNNPACK's output. */
 static void dnnl_mm_verdict(const contender *w, const contender *peer, const operands *o,
                             char *text, size_t size)
 {
-    const dnnl_mm_state *x = w->state;
     char agreed[96];
     s8_agreement(w->c8, 1, peer, o, agreed, sizeof agreed);
-    snprintf(text, size, "%s; %s", agreed, x->impl);
-}
-static void dnnl_mm_teardown(contender *w)
-{
-    dnnl_mm_state *x = w->state;
-    if (x != NULL) {
-        dnnl_memory_destroy(x->src);
-        dnnl_memory_destroy(x->weights);
-        dnnl_memory_destroy(x->bias);
-        dnnl_memory_destroy(x->dst);
-        dnnl_primitive_destroy(x->matmul);
-        dnnl_stream_destroy(x->stream);
-        dnnl_engine_destroy(x->engine);
-        free(x);
-    }
-    free_c(w);
+    dnnl_mm_named(w, agreed, text, size);
 }
 
 /* XNNPACK: batch on the smaller side (see the top of the file). */
@@ -779,8 +947,9 @@ static int sgemm_run(contender *w, const operands *o)
 }
 
 enum {
-    C_QMM, C_QMM_PLAN, C_QMM_S8, C_QMM_PLAN_S8, C_QMM_U8, C_DNNL_S8, C_DNNL_U8, C_DNNL_MATMUL,
-    C_XNN, C_GEMMLOWP, C_GEMMLOWP_REQUANT, C_SGEMM, CONTENDERS
+    C_QMM, C_QMM_PLAN, C_QMM_PLAN_B, C_QMM_S8, C_QMM_PLAN_S8, C_QMM_U8, C_DNNL_S8, C_DNNL_U8,
+    C_DNNL_MATMUL_I32, C_DNNL_MATMUL_I32_REORDERED, C_DNNL_MATMUL, C_XNN, C_GEMMLOWP,
+    C_GEMMLOWP_REQUANT, C_SGEMM, CONTENDERS
 };
 static contender contenders[CONTENDERS] = {
     [C_QMM] = {.name = "qmm", .setup = alloc_c, .run = qmm_run, .verdict = int32_verdict,
@@ -788,6 +957,9 @@ static contender contenders[CONTENDERS] = {
     [C_QMM_PLAN] = {.name = "qmm plan (A packed once)", .setup = qmm_plan_setup,
                     .run = qmm_plan_run_one, .verdict = int32_verdict,
                     .teardown = qmm_plan_teardown},
+    [C_QMM_PLAN_B] = {.name = "qmm plan (B packed once)", .setup = qmm_plan_b_setup,
+                      .run = qmm_plan_b_run, .verdict = int32_verdict,
+                      .teardown = qmm_plan_teardown},
     [C_QMM_S8] = {.name = "qmm s8 (fp32 requant)", .setup = alloc_c8, .run = qmm_s8_run,
                   .verdict = vs_xnnpack, .peer = C_XNN, .teardown = free_c},
     [C_QMM_PLAN_S8] = {.name = "qmm plan s8", .setup = qmm_plan_s8_setup,
@@ -799,6 +971,14 @@ static contender contenders[CONTENDERS] = {
                    .verdict = int32_verdict, .teardown = free_c},
     [C_DNNL_U8] = {.name = "oneDNN u8s8s32", .setup = alloc_c, .run = dnnl_u8_run,
                    .verdict = int32_verdict, .teardown = free_c},
+    [C_DNNL_MATMUL_I32] = {.name = "oneDNN matmul s8s8s32", .setup = dnnl_i32_plain_setup,
+                           .run = dnnl_mm_run, .verdict = dnnl_i32_verdict,
+                           .teardown = dnnl_mm_teardown},
+    /* Its weights are B, prepared once as qmm's plan with weights B prepares them. */
+    [C_DNNL_MATMUL_I32_REORDERED] = {.name = "oneDNN matmul s8s8s32 reordered",
+                                     .setup = dnnl_i32_reordered_setup, .run = dnnl_mm_run,
+                                     .verdict = dnnl_i32_verdict, .against = C_QMM_PLAN_B,
+                                     .teardown = dnnl_mm_teardown},
     [C_DNNL_MATMUL] = {.name = "oneDNN matmul s8", .setup = dnnl_mm_setup, .run = dnnl_mm_run,
                        .verdict = dnnl_mm_verdict, .peer = C_XNN,
                        .teardown = dnnl_mm_teardown},
@@ -886,20 +1066,25 @@ static int bench_shape(shape s, size_t fixed_reps)
             times[w * reps + r] = now() - t;
         }
     double ops = 2.0 * (double)s.m * (double)s.n * (double)s.k;
-    double qmm_median = contenders[0].ready ? median(times, reps) : 0;
+    double medians[CONTENDERS];
+    for (size_t w = 0; w < CONTENDERS; w++)
+        medians[w] = contenders[w].ready ? median(times + w * reps, reps) : 0;
     printf("\n%zux%zux%zu (MxKxN, %s), %zu reps\n", s.m, s.k, s.n, s.what, reps);
-    printf("  %-26s %11s %9s %12s  %s\n", "library", "median us", "GOPS", "qmm speedup",
+    printf("  %-31s %11s %9s %12s  %s\n", "library", "median us", "GOPS", "qmm speedup",
            "max |error| vs exact int32");
     for (size_t w = 0; w < CONTENDERS; w++) {
         contender *c = &contenders[w];
         if (c->ready) {
-            double t = w == 0 ? qmm_median : median(times + w * reps, reps);
+            double t = medians[w], qmm = medians[c->against];
             char verdict[160];
             c->verdict(c, &contenders[c->peer], &o, verdict, sizeof verdict);
-            printf("  %-26s %11.1f %9.2f %11.2fx  %s\n", c->name, t * 1e6, ops / t * 1e-9,
-                   qmm_median > 0 ? t / qmm_median : 0, verdict);
+            printf("  %-31s %11.1f %9.2f %11.2fx  %s", c->name, t * 1e6, ops / t * 1e-9,
+                   qmm > 0 ? t / qmm : 0, verdict);
+            if (c->against != C_QMM)
+                printf("; speedup over %s", contenders[c->against].name);
+            printf("\n");
         } else {
-            printf("  %-26s %11s %9s %12s  %s\n", c->name, "-", "-", "-", "failed");
+            printf("  %-31s %11s %9s %12s  %s\n", c->name, "-", "-", "-", "failed");
         }
     }
     /* After every verdict: some read another contender's result. */
@@ -1007,7 +1192,7 @@ int main(int argc, char **argv)
         }
     }
     printf("qmm-bench-peers: threads: %zu (every library); qmm speedup = peer median / "
-           "qmm median (qmm one-shot, packing included)%s\n",
+           "qmm median (qmm one-shot, packing included, unless the row names another)%s\n",
            threads, avx2 ? "; qmm and oneDNN limited to AVX2" : "");
     int ok = 1;
     for (size_t i = 0; i < count; i++)
