@@ -134,6 +134,7 @@ void qmm_loops_run(const qmm_job *job, const qmm_range *r, const qmm_c_view *to,
     const unsigned mr = job->kern->mr;
     const a_source source = source_of(job, r);
     unsigned char *pb = ws, *pa = ws + b_block_bytes(job, r);
+    qmm_kernel_begin(job->kern);
     for (size_t kb = r->kb0; kb < r->kb1; kb++) {
         block_pair w = {.kb = kb,
                         .kp = qmm_block_depth(blk, kb),
@@ -171,4 +172,5 @@ void qmm_loops_run(const qmm_job *job, const qmm_range *r, const qmm_c_view *to,
             }
         }
     }
+    qmm_kernel_end(job->kern);
 }

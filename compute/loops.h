@@ -11,6 +11,9 @@
  *   B panel    (jr)  nr columns, stays in L1 across the A panels
  *   A panel    (ir)  one tile: compute/tile.h
  *
+ * The kernel's job hooks (kernels/kernel.h) wrap the whole nest: its state is
+ * set up once per task, on the thread that runs it.
+ *
  * A is read in place (qmm_a_in_place) when it is already in the layout of the
  * kernel's panels and the range covers the whole depth in one block: its full
  * panels are A's own rows, and only a last partial panel is packed.

@@ -1,7 +1,7 @@
 /*
  * Every kernel compiled into qmm, one line each, which is its descriptor:
  *
- *   QMM_KERNEL(name, isa, mr, nr, rank, A format, B format, CPU features, rows)
+ *   QMM_KERNEL(name, isa, mr, nr, rank, A format, B format, CPU features, rows, hooks)
  *
  * name     the kernel's name; its code (one file under kernels/) defines
  *          qmm_<name>_run, a qmm_ukernel_fn (kernels/kernel.h)
@@ -14,28 +14,35 @@
  * features what is_supported_here() requires (platform/cpu.h), 0 for none
  * rows     ROWS when the code also defines qmm_<name>_run_rows, the optional
  *          partial-rows microkernel (a qmm_ukernel_rows_fn), FULL when not
+ * hooks    HOOKS when the code also defines qmm_<name>_begin and qmm_<name>_end,
+ *          the job hooks around a thread's tiles (kernels/kernel.h), NONE when not
  *
  * Lines are guarded by the architecture their code is built for. The order
  * is what `qmm-bench --list` shows; the selector never depends on it.
  */
-QMM_KERNEL(generic_mmm_i8i32_3x4, "generic", 3, 4, 10, QMM_PACK_I16_KIN16, QMM_PACK_I16_KIN16, 0, FULL)
-QMM_KERNEL(generic_mmv_i8i32_4x1, "generic", 4, 1, 10, QMM_PACK_I8_KIN16, QMM_PACK_I16_KIN16, 0, FULL)
+QMM_KERNEL(generic_mmm_i8i32_3x4, "generic", 3, 4, 10, QMM_PACK_I16_KIN16, QMM_PACK_I16_KIN16, 0, FULL, NONE)
+QMM_KERNEL(generic_mmv_i8i32_4x1, "generic", 4, 1, 10, QMM_PACK_I8_KIN16, QMM_PACK_I16_KIN16, 0, FULL, NONE)
 #if defined(__x86_64__)
 /* x86_64: kernels/x86_64/; the *_avx2.c files alone are compiled with -mavx2
  * (cmake/kernels_x86_64.cmake), the library itself targets baseline x86-64. */
-QMM_KERNEL(x86_64_mmm_i8i32_6x16_avx2, "avx2", 6, 16, 20, QMM_PACK_I16_K2, QMM_PACK_I16_K2, QMM_CPU_AVX2, ROWS)
-QMM_KERNEL(x86_64_mmv_i8i32_8x1_avx2, "avx2", 8, 1, 12, QMM_PACK_I8_KIN16, QMM_PACK_I16_KIN16, QMM_CPU_AVX2, FULL)
+QMM_KERNEL(x86_64_mmm_i8i32_6x16_avx2, "avx2", 6, 16, 20, QMM_PACK_I16_K2, QMM_PACK_I16_K2, QMM_CPU_AVX2, ROWS, NONE)
+QMM_KERNEL(x86_64_mmv_i8i32_8x1_avx2, "avx2", 8, 1, 12, QMM_PACK_I8_KIN16, QMM_PACK_I16_KIN16, QMM_CPU_AVX2, FULL, NONE)
 /* AVX-512 VNNI kernels (*_avx512vnni.c) also name AVX2, so that
  * QMM_DISABLE=avx2 leaves the portable kernels alone, as it says. */
-QMM_KERNEL(x86_64_mmm_i8i32_12x32_avx512vnni, "avx512vnni", 12, 32, 85, QMM_PACK_I8_KIN16, QMM_PACK_I8_K4_SUMS, QMM_CPU_AVX2 | QMM_CPU_AVX512VNNI, ROWS)
-QMM_KERNEL(x86_64_mmv_i8i32_16x1_avx512vnni, "avx512vnni", 16, 1, 33, QMM_PACK_I8_KIN64, QMM_PACK_I8_KIN64, QMM_CPU_AVX2 | QMM_CPU_AVX512VNNI, FULL)
+QMM_KERNEL(x86_64_mmm_i8i32_12x32_avx512vnni, "avx512vnni", 12, 32, 85, QMM_PACK_I8_KIN16, QMM_PACK_I8_K4_SUMS, QMM_CPU_AVX2 | QMM_CPU_AVX512VNNI, ROWS, NONE)
+QMM_KERNEL(x86_64_mmv_i8i32_16x1_avx512vnni, "avx512vnni", 16, 1, 33, QMM_PACK_I8_KIN64, QMM_PACK_I8_KIN64, QMM_CPU_AVX2 | QMM_CPU_AVX512VNNI, FULL, NONE)
+/* AMX-INT8 (*_amx.c): the tier above VNNI, so it names the features below it.
+ * Its rank is not measured yet (no AMX CPU has run it): 240 is oneDNN's AMX
+ * matmul against the VNNI kernel on the same Xeon (1,340 against 440-500
+ * GOPS at rank 85), a floor for a kernel on the same instruction. */
+QMM_KERNEL(x86_64_mmm_i8i32_32x32_amx, "amx", 32, 32, 240, QMM_PACK_I8_KIN64, QMM_PACK_I8_K4, QMM_CPU_AVX2 | QMM_CPU_AVX512VNNI | QMM_CPU_AMX, ROWS, HOOKS)
 #endif
 #if defined(__aarch64__)
 /* arm64: kernels/arm64/. The SDOT kernel is built only when the assembler
  * knows dotprod (cmake/kernels_arm64.cmake defines QMM_HAVE_DOTPROD). */
-QMM_KERNEL(arm64_mmm_i8i32_8x8_smlal, "neon", 8, 8, 17, QMM_PACK_I8_K1, QMM_PACK_I8_K1, QMM_CPU_NEON, FULL)
+QMM_KERNEL(arm64_mmm_i8i32_8x8_smlal, "neon", 8, 8, 17, QMM_PACK_I8_K1, QMM_PACK_I8_K1, QMM_CPU_NEON, FULL, NONE)
 #if defined(QMM_HAVE_DOTPROD)
-QMM_KERNEL(arm64_mmm_i8i32_8x8_sdot, "neon+dotprod", 8, 8, 58, QMM_PACK_I8_K4, QMM_PACK_I8_K4, QMM_CPU_NEON | QMM_CPU_DOTPROD, FULL)
+QMM_KERNEL(arm64_mmm_i8i32_8x8_sdot, "neon+dotprod", 8, 8, 58, QMM_PACK_I8_K4, QMM_PACK_I8_K4, QMM_CPU_NEON | QMM_CPU_DOTPROD, FULL, NONE)
 #endif
-QMM_KERNEL(arm64_mmv_i8i32_64x1, "neon", 64, 1, 14, QMM_PACK_I8_K1, QMM_PACK_I8_K1, QMM_CPU_NEON, FULL)
+QMM_KERNEL(arm64_mmv_i8i32_64x1, "neon", 64, 1, 14, QMM_PACK_I8_K1, QMM_PACK_I8_K1, QMM_CPU_NEON, FULL, NONE)
 #endif

@@ -8,14 +8,21 @@
 
 /* Each line of the list becomes the kernel's code declarations, its
  * is_supported_here() and its descriptor. The rows argument, ROWS or FULL,
- * picks by token pasting whether run_rows is declared and set, or NULL. */
+ * picks by token pasting whether run_rows is declared and set, or NULL; the
+ * hooks argument, HOOKS or NONE, the same for begin and end. */
 #define QMM_ROWS_DECL_ROWS(name_) qmm_ukernel_rows_fn qmm_##name_##_run_rows;
 #define QMM_ROWS_DECL_FULL(name_)
 #define QMM_ROWS_FN_ROWS(name_) qmm_##name_##_run_rows
 #define QMM_ROWS_FN_FULL(name_) NULL
-#define QMM_KERNEL(name_, isa_, mr_, nr_, rank_, a_format_, b_format_, features_, rows_) \
+#define QMM_HOOKS_DECL_HOOKS(name_) qmm_kernel_hook_fn qmm_##name_##_begin, qmm_##name_##_end;
+#define QMM_HOOKS_DECL_NONE(name_)
+#define QMM_HOOK_FN_HOOKS(name_, which_) qmm_##name_##_##which_
+#define QMM_HOOK_FN_NONE(name_, which_) NULL
+#define QMM_KERNEL(name_, isa_, mr_, nr_, rank_, a_format_, b_format_, features_, rows_,  \
+                   hooks_)                                                             \
     qmm_ukernel_fn qmm_##name_##_run;                                                  \
     QMM_ROWS_DECL_##rows_(name_)                                                       \
+    QMM_HOOKS_DECL_##hooks_(name_)                                                     \
     static int name_##_is_supported_here(void)                                         \
     {                                                                                  \
         return qmm_cpu_has(features_);                                                 \
@@ -32,6 +39,8 @@
         .is_supported_here = name_##_is_supported_here,                                \
         .run = qmm_##name_##_run,                                                      \
         .run_rows = QMM_ROWS_FN_##rows_(name_),                                        \
+        .begin = QMM_HOOK_FN_##hooks_(name_, begin),                                   \
+        .end = QMM_HOOK_FN_##hooks_(name_, end),                                       \
     };
 #include "kernel_list.h"
 #undef QMM_KERNEL
@@ -39,6 +48,10 @@
 #undef QMM_ROWS_DECL_FULL
 #undef QMM_ROWS_FN_ROWS
 #undef QMM_ROWS_FN_FULL
+#undef QMM_HOOKS_DECL_HOOKS
+#undef QMM_HOOKS_DECL_NONE
+#undef QMM_HOOK_FN_HOOKS
+#undef QMM_HOOK_FN_NONE
 
 static const qmm_kernel *const registry[] = {
 #define QMM_KERNEL(name_, ...) &name_##_descriptor,

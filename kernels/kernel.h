@@ -18,9 +18,21 @@
  * 1 <= rows < mr; it never writes rows >= rows. The driver then runs the last
  * A panel of an m that is not a multiple of mr without computing padding rows.
  *
+ * Optional job hooks (begin, end, a qmm_kernel_hook_fn each), for kernels whose
+ * instructions need per-thread state that outlives a tile, such as AMX's tile
+ * configuration: the driver calls begin() on a thread before the first tile
+ * it runs there for a task, and end() after the last, on the same thread, so
+ * that the state is set up once per block of tiles and handed back at the end
+ * (AMX: ldtilecfg, then tilerelease, so that the caller's thread keeps no 8 KB
+ * of tile data). Between them the thread runs only this kernel's run and
+ * run_rows, and code that does not touch that state (packing, output stages).
+ * Such state is call-clobbered in the x86-64 psABI, so a caller loses nothing
+ * it could have kept. A kernel without hooks has them NULL.
+ *
  * Adding a kernel: one source file under kernels/<isa>/ that defines its
- * microkernel qmm_<name>_run (and qmm_<name>_run_rows if it has partial rows),
- * and its descriptor: one line in dispatch/kernel_list.h.
+ * microkernel qmm_<name>_run (and qmm_<name>_run_rows if it has partial rows,
+ * qmm_<name>_begin and qmm_<name>_end if it has job hooks), and its
+ * descriptor: one line in dispatch/kernel_list.h.
  */
 #ifndef QMM_KERNEL_H
 #define QMM_KERNEL_H
@@ -35,6 +47,8 @@ typedef void qmm_ukernel_fn(size_t kp, const void *a, const void *b,
 
 typedef void qmm_ukernel_rows_fn(unsigned rows, size_t kp, const void *a, const void *b,
                                  int32_t *c, ptrdiff_t rsc, ptrdiff_t csc);
+
+typedef void qmm_kernel_hook_fn(void);
 
 /* The largest tile any kernel may declare (mr * nr), so that the driver's edge
  * scratch tile lives on the stack. */
@@ -51,6 +65,21 @@ typedef struct qmm_kernel {
     int (*is_supported_here)(void);
     qmm_ukernel_fn *run;
     qmm_ukernel_rows_fn *run_rows; /* partial rows, 1 <= rows < mr; NULL when it has none */
+    qmm_kernel_hook_fn *begin;     /* job hooks (above); both NULL when it has none */
+    qmm_kernel_hook_fn *end;
 } qmm_kernel;
+
+/* The job hooks around a thread's tiles; nothing for a kernel without them. */
+static inline void qmm_kernel_begin(const qmm_kernel *k)
+{
+    if (k->begin != NULL)
+        k->begin();
+}
+
+static inline void qmm_kernel_end(const qmm_kernel *k)
+{
+    if (k->end != NULL)
+        k->end();
+}
 
 #endif

@@ -16,6 +16,7 @@ static const bulk_packer packers[] = {
     {QMM_PACK_I16_K2, 16, 1, 2, QMM_CPU_AVX2, qmm_pack_i16_k2_lines16_avx2},
     {QMM_PACK_I16_K2, 6, 0, 16, QMM_CPU_AVX2, qmm_pack_i16_k2_rows6_avx2},
     {QMM_PACK_I8_K4_SUMS, 32, 1, 4, QMM_CPU_AVX2, qmm_pack_i8_k4_lines32_avx2},
+    {QMM_PACK_I8_K4, 32, 1, 4, QMM_CPU_AVX2, qmm_pack_i8_k4_lines32_avx2},
 #endif
     {QMM_PACK_COUNT, 0, 0, 1, 0, NULL},  /* keeps the table non-empty; never matches */
 };

@@ -15,6 +15,7 @@ const qmm_cpu_feature_name qmm_cpu_feature_names[] = {
     {"avx2", QMM_CPU_AVX2},
     {"fma", QMM_CPU_FMA},
     {"avx512vnni", QMM_CPU_AVX512VNNI},
+    {"amx", QMM_CPU_AMX},
 };
 const size_t qmm_cpu_feature_name_count =
     sizeof qmm_cpu_feature_names / sizeof qmm_cpu_feature_names[0];
@@ -108,11 +109,15 @@ static void detect(void)
 {
     unsigned hw = qmm_cpu_detect_hardware();
     unsigned off = disabled_by_environment();
-    features = hw & ~off;
+    /* Only what will be used is asked for: a disabled feature never is. */
+    features = qmm_cpu_os_grants(hw & ~off);
     for (size_t i = 0; i < qmm_cpu_feature_name_count; i++) {
         unsigned bit = qmm_cpu_feature_names[i].bit;
         qmm_log("cpu feature %-10s %s", qmm_cpu_feature_names[i].name,
-                !(hw & bit) ? "absent" : (off & bit) ? "disabled by environment" : "present");
+                !(hw & bit)        ? "absent"
+                : (off & bit)      ? "disabled by environment"
+                : !(features & bit) ? "present, not usable (said above)"
+                                   : "present");
     }
 }
 

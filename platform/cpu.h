@@ -15,6 +15,7 @@ enum qmm_cpu_feature {
     QMM_CPU_AVX2 = 1u << 3,     /* x86 AVX2, with the OS saving YMM state */
     QMM_CPU_FMA = 1u << 4,      /* x86 FMA3 */
     QMM_CPU_AVX512VNNI = 1u << 5, /* x86 AVX-512 F, BW, VL and VNNI, with the OS saving ZMM state */
+    QMM_CPU_AMX = 1u << 6,      /* x86 AMX-TILE and AMX-INT8, tile state in XCR0, palette 1 */
 };
 
 typedef struct qmm_cpu_feature_name {
@@ -28,10 +29,16 @@ extern const size_t qmm_cpu_feature_name_count;
  * (platform/cpu_<arch>.c). */
 unsigned qmm_cpu_detect_hardware(void);
 
+/* Of the features in `wanted` (detected and not disabled), those the OS lets
+ * this process use: a feature that needs its leave before the first
+ * instruction (AMX's tile data on Linux) is asked for here, once per process,
+ * and dropped, said under QMM_VERBOSE, when refused. One per architecture. */
+unsigned qmm_cpu_os_grants(unsigned wanted);
+
 /* Nonzero when every feature in mask is present and not disabled. */
 int qmm_cpu_has(unsigned mask);
 
-/* The features in effect: detected minus disabled. */
+/* The features in effect: detected, minus disabled, minus refused by the OS. */
 unsigned qmm_cpu_features(void);
 
 /* The names of the features in bits, comma-separated, into buf; returns buf. */

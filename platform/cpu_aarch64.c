@@ -16,6 +16,12 @@ unsigned qmm_cpu_detect_hardware(void)
     return f;
 }
 
+/* No feature here needs the OS's leave beyond what detection saw. */
+unsigned qmm_cpu_os_grants(unsigned wanted)
+{
+    return wanted;
+}
+
 /*
  * Keep cpu_features quiet. Debian's libcpu_features.a (0.7.0) is built without
  * NDEBUG, and its hwcaps.c prints "Parsing /proc/self/auxv ..." to stdout

@@ -5,3 +5,8 @@ unsigned qmm_cpu_detect_hardware(void)
 {
     return 0;
 }
+
+unsigned qmm_cpu_os_grants(unsigned wanted)
+{
+    return wanted;
+}

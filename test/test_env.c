@@ -53,7 +53,8 @@ static void disable_messy(void)
     CHECK(qmm_cpu_parse_feature_list("neon,what,ever", &b, unknown, sizeof unknown) == 2 &&
               b == QMM_CPU_NEON && strcmp(unknown, "what") == 0,
           "parse: unknown names not reported");
-    CHECK(bits("") == 0 && bits(",, ,") == 0 && bits("i8mm") == QMM_CPU_I8MM,
+    CHECK(bits("") == 0 && bits(",, ,") == 0 && bits("i8mm") == QMM_CPU_I8MM &&
+              bits(" Amx ") == QMM_CPU_AMX,
           "parse: edge cases");
     checks++;
 }
@@ -156,11 +157,40 @@ static char *stderr_of_calls(void)
     return text;
 }
 
+/* Whether the QMM_VERBOSE line about feature `name` says `state`. */
+static int feature_said(const char *text, const char *name, const char *state)
+{
+    char head[32];
+    snprintf(head, sizeof head, "cpu feature %s ", name);
+    const char *line = strstr(text, head), *at = line ? strstr(line, state) : NULL;
+    const char *end = line ? strchr(line, '\n') : NULL;
+    return at != NULL && (end == NULL || at < end);
+}
+
+/* QMM_DISABLE=amx: the tier off, said so under QMM_VERBOSE (absent where the
+ * CPU has no AMX), and never asked of the OS: the permission request logs a
+ * line only when it fails, but a disabled feature must not get that far
+ * (test/x86_64/test_amx_permission counts the requests themselves). */
+static void disable_amx(void)
+{
+    setenv("QMM_DISABLE", "amx", 1);
+    setenv("QMM_VERBOSE", "1", 1);
+    char *text = stderr_of_calls();
+    const int amx = (qmm_cpu_detect_hardware() & QMM_CPU_AMX) != 0;
+    CHECK(feature_said(text, "amx", amx ? "disabled by environment" : "absent") &&
+              strstr(text, "ARCH_REQ_XCOMP_PERM") == NULL,
+          "QMM_DISABLE=amx, QMM_VERBOSE=1 said:\n%s", text);
+    free(text);
+    checks++;
+    expect_features(QMM_CPU_AMX, "QMM_DISABLE=amx");
+}
+
 static void verbose(void)
 {
     setenv("QMM_VERBOSE", "1", 1);
     char *text = stderr_of_calls();
-    static const char *const expected[] = {"cpu feature", "select for m=8 n=symbolic",
+    static const char *const expected[] = {"cpu feature", "cpu feature amx",
+                                           "select for m=8 n=symbolic",
                                            "GEMV role", "CHOSEN", "lost on role",
                                            "matrix (n > 1) role runs",
                                            "invalid argument: lda = 7"};
@@ -194,6 +224,7 @@ static const struct {
 } modes[] = {
     {"disable-list", disable_list},
     {"disable-messy", disable_messy},
+    {"disable-amx", disable_amx},
     {"dotprod-disable", dotprod_disable},
     {"dotprod-disable-invalid", dotprod_disable_invalid},
     {"kernel-unknown", kernel_unknown},

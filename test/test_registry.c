@@ -27,6 +27,10 @@ static void descriptors(void)
         CHECK(k->run != NULL && k->is_supported_here != NULL, "%s: incomplete", k->name);
         CHECK(k->run_rows == NULL || k->mr > 1,
               "%s: partial rows on a one-row tile (mr %u) cannot be called", k->name, k->mr);
+        /* The driver calls end() for every begin(): one without the other
+         * would leave state behind (AMX's 8 KB of tiles) or undo nothing. */
+        CHECK((k->begin == NULL) == (k->end == NULL), "%s: one job hook without the other",
+              k->name);
         CHECK(strncmp(k->name, "generic_", 8) != 0 || strcmp(k->isa, "generic") == 0,
               "%s: portable kernel with isa %s", k->name, k->isa);
         CHECK(info != NULL && strcmp(info->name, k->name) == 0 && info->mr == k->mr &&

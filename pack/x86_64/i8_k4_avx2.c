@@ -1,6 +1,6 @@
 /*
  * AVX2 bulk packer of the i8_k4 formats (int8, 4 depths interleaved per line)
- * for B of the 12x32 AVX-512 VNNI kernel from a row-major source, a transpose
+ * for B of the 12x32 AVX-512 VNNI and 32x32 AMX kernels from a row-major source, a transpose
  * by unpacks of bytes across 4 source rows, and the column sums of its panels.
  */
 #include <immintrin.h>

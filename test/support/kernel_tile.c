@@ -44,12 +44,14 @@ static long check_tile(const qmm_kernel *kern, size_t k, unsigned rows, unsigned
                                : i < mv && j < nv ? ref[i * nv + j]
                                                   : 0;
     char entry[32] = "tile", label[192];
+    qmm_kernel_begin(kern);
     if (rows == 0) {
         kern->run(kp, pa, pb, c.base, c.rs, c.cs);
     } else {
         kern->run_rows(rows, kp, pa, pb, c.base, c.rs, c.cs);
         snprintf(entry, sizeof entry, "run_rows(%u)", rows);
     }
+    qmm_kernel_end(kern);
     snprintf(label, sizeof label, "%s %s k=%zu valid %ux%u C:%s%s", kern->name, entry, k, mv,
              nv, test_layout_names[lc], fill == FILL_RANDOM ? "" : " extremes");
     test_compare(label, &c, want);

@@ -2,7 +2,9 @@
  * x86_64 dispatch and exactness, small enough to run under qemu-x86_64 in
  * seconds (test_kernels_exact takes minutes there). The x86 kernels come in
  * tiers, each needing the features of the one before and its own: portable,
- * avx2 (AVX2), avx512vnni (AVX2 and AVX-512 F/BW/VL/VNNI).
+ * avx2 (AVX2), avx512vnni (AVX2 and AVX-512 F/BW/VL/VNNI), amx (those and
+ * AMX-TILE/AMX-INT8, granted by the OS). The amx tier has no GEMV kernel: its
+ * GEMV role stays on the VNNI tier's.
  *
  *   test_x86_dispatch auto        the tier that the features in effect allow
  *                                 (this CPU narrowed by QMM_DISABLE) is chosen
@@ -15,7 +17,9 @@
  *
  * "Chosen" means: every kernel of a tier above is unsupported, every kernel of
  * the expected tier and below is supported, and each role (matrix, GEMV) runs
- * the highest of those tiers that has a kernel of that role.
+ * the highest of those tiers that has a kernel of that role (a one-shot
+ * single row, m == 1 < n, runs on a matrix kernel with partial rows when one
+ * is supported, else transposed, on a GEMV kernel).
  * The first three then check bit-exactness: each supported kernel's microkernel
  * on single tiles (full, partial, both C orders; partial rows where it has
  * them), and a set of edge shapes
@@ -38,7 +42,7 @@
 static long checks;
 
 /* The tiers, lowest first, by the isa their kernels declare. */
-static const char *const tiers[] = {"generic", "avx2", "avx512vnni"};
+static const char *const tiers[] = {"generic", "avx2", "avx512vnni", "amx"};
 enum { TIERS = sizeof tiers / sizeof tiers[0] };
 
 static int tier_of(const qmm_kernel *k)
@@ -50,14 +54,15 @@ static int tier_of(const qmm_kernel *k)
     return -1;
 }
 
-/* The highest tier up to `top` with a kernel of the role (nr == 1 or not). */
-static int role_tier(int top, int gemv)
+/* The highest tier up to `top` with a kernel of the role (nr == 1 or not),
+ * that has partial rows if `rows`; -1 if none has. */
+static int role_tier(int top, int gemv, int rows)
 {
     int best = -1;
     for (size_t i = 0; i < qmm_registry_count(); i++) {
         const qmm_kernel *k = qmm_registry_at(i);
         int t = tier_of(k);
-        if ((k->nr == 1) == gemv && t <= top && t > best)
+        if ((k->nr == 1) == gemv && (!rows || k->run_rows != NULL) && t <= top && t > best)
             best = t;
     }
     return best;
@@ -82,10 +87,12 @@ static void expect_selection(int top)
     }
     for (int t = 0; t < TIERS; t++)
         CHECK(per_tier[t] >= 1, "no %s kernel compiled in", tiers[t]);
-    const int matrix_tier = role_tier(top, 0), gemv_tier = role_tier(top, 1);
+    const int matrix_tier = role_tier(top, 0, 0), gemv_tier = role_tier(top, 1, 0);
+    const int rows_tier = role_tier(top, 0, 1);
+    const int single_row_tier = rows_tier >= 0 ? rows_tier : gemv_tier;
 
-    /* What the one-shot calls and the plans run, matrix and GEMV roles (a
-     * single row, 1 x n, runs transposed as a GEMV). */
+    /* What the one-shot calls and the plans run, matrix and GEMV roles, and
+     * a single row, 1 x n. */
     static const size_t shapes[][2] = {{64, 64}, {1000, 1000}, {64, 1}, {1, 64}, {100, 30}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         const qmm_kernel *k = NULL;
@@ -93,7 +100,7 @@ static void expect_selection(int top)
         int transposed;
         CHECK(qmm_choose_for_call(m, n, &k, &transposed) == QMM_OK && k != NULL, "no kernel for m=%zu n=%zu",
               m, n);
-        int want = m == 1 || n == 1 ? gemv_tier : matrix_tier;
+        int want = n == 1 ? gemv_tier : m == 1 ? single_row_tier : matrix_tier;
         if (k != NULL)
             CHECK(tier_of(k) == want, "m=%zu n=%zu runs %s (isa %s), expected isa %s", m, n,
                   k->name, k->isa, tiers[want]);
@@ -237,7 +244,10 @@ int main(int argc, char **argv)
     const unsigned vnni = QMM_CPU_AVX2 | QMM_CPU_AVX512VNNI;
     int top; /* the tier expected */
     if (strcmp(mode, "auto") == 0) {
-        top = qmm_cpu_has(vnni) ? 2 : qmm_cpu_has(QMM_CPU_AVX2) ? 1 : 0;
+        top = qmm_cpu_has(vnni | QMM_CPU_AMX) ? 3
+              : qmm_cpu_has(vnni)             ? 2
+              : qmm_cpu_has(QMM_CPU_AVX2)     ? 1
+                                              : 0;
     } else if (strcmp(mode, "avx2") == 0) {
         CHECK(qmm_cpu_has(QMM_CPU_AVX2) && !qmm_cpu_has(vnni),
               "expected AVX2 in effect and AVX-512 VNNI not");
@@ -249,8 +259,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_x86_dispatch auto|avx2|portable|forced <kernel>\n");
         return 2;
     }
-    printf("mode %s: hardware AVX2 %d, AVX-512 VNNI %d; expecting the %s tier\n", mode,
-           (hw & QMM_CPU_AVX2) != 0, (hw & QMM_CPU_AVX512VNNI) != 0, tiers[top]);
+    printf("mode %s: hardware AVX2 %d, AVX-512 VNNI %d, AMX %d; expecting the %s tier\n", mode,
+           (hw & QMM_CPU_AVX2) != 0, (hw & QMM_CPU_AVX512VNNI) != 0, (hw & QMM_CPU_AMX) != 0,
+           tiers[top]);
     checks++;
     expect_selection(top);
     exactness();
