@@ -157,16 +157,6 @@ static char *stderr_of_calls(void)
     return text;
 }
 
-/* Whether the QMM_VERBOSE line about feature `name` says `state`. */
-static int feature_said(const char *text, const char *name, const char *state)
-{
-    char head[32];
-    snprintf(head, sizeof head, "cpu feature %s ", name);
-    const char *line = strstr(text, head), *at = line ? strstr(line, state) : NULL;
-    const char *end = line ? strchr(line, '\n') : NULL;
-    return at != NULL && (end == NULL || at < end);
-}
-
 /* QMM_DISABLE=amx: the tier off, said so under QMM_VERBOSE (absent where the
  * CPU has no AMX), and never asked of the OS: the permission request logs a
  * line only when it fails, but a disabled feature must not get that far
@@ -177,7 +167,7 @@ static void disable_amx(void)
     setenv("QMM_VERBOSE", "1", 1);
     char *text = stderr_of_calls();
     const int amx = (qmm_cpu_detect_hardware() & QMM_CPU_AMX) != 0;
-    CHECK(feature_said(text, "amx", amx ? "disabled by environment" : "absent") &&
+    CHECK(test_feature_said(text, "amx", amx ? "disabled by environment" : "absent") &&
               strstr(text, "ARCH_REQ_XCOMP_PERM") == NULL,
           "QMM_DISABLE=amx, QMM_VERBOSE=1 said:\n%s", text);
     free(text);

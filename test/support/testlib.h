@@ -49,6 +49,10 @@ int test_each_kernel_main(int argc, char **argv, const char *name, long *checks,
                           void (*unsupported)(const char *kernel));
 
 /* ---- random numbers (xorshift64*, fixed seed per test) ------------------ */
+/* Whether, in a QMM_VERBOSE=1 log, the line about CPU feature `name`
+ * ("qmm: cpu feature <name> ...") says `state`. */
+int test_feature_said(const char *log, const char *name, const char *state);
+
 void test_seed(uint64_t seed);
 uint64_t test_rand(void);
 size_t test_rand_below(size_t n);          /* uniform in [0, n) */

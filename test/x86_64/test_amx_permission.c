@@ -256,16 +256,6 @@ static void only_amx_dropped(unsigned disabled)
 
 /* ---- the modes ----------------------------------------------------------- */
 
-/* Whether the QMM_VERBOSE line about feature `name` says `state`. */
-static int feature_said(const char *text, const char *name, const char *state)
-{
-    char head[32];
-    snprintf(head, sizeof head, "cpu feature %s ", name);
-    const char *line = strstr(text, head), *at = line ? strstr(line, state) : NULL;
-    const char *end = line ? strchr(line, '\n') : NULL;
-    return at != NULL && (end == NULL || at < end);
-}
-
 /* In a child, so that this process detects on its own afterwards: the
  * detection under QMM_VERBOSE=1 names the failed request and says the tier
  * was refused, or, without AMX, absent and never asked for. */
@@ -286,7 +276,7 @@ static void refusal_said(int amx)
         char text[4096];
         rewind(log);
         text[fread(text, 1, sizeof text - 1, log)] = '\0';
-        CHECK(feature_said(text, "amx", amx ? "present, not usable" : "absent") &&
+        CHECK(test_feature_said(text, "amx", amx ? "present, not usable" : "absent") &&
                   (strstr(text, "ARCH_REQ_XCOMP_PERM") != NULL) == amx,
               "QMM_VERBOSE=1 said, on a CPU %s AMX:\n%s", amx ? "with" : "without", text);
         checks++;
