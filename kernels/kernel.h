@@ -69,6 +69,17 @@ typedef struct qmm_kernel {
     qmm_kernel_hook_fn *end;
 } qmm_kernel;
 
+/* For a kernel whose stores need contiguous columns: rows [0, rows) of the
+ * tile it computed into a local row-major array t (nr int32 per row), put
+ * into C at any strides. */
+static inline void qmm_kernel_scatter_rows(unsigned rows, unsigned nr, const int32_t *t,
+                                           int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
+{
+    for (unsigned i = 0; i < rows; i++)
+        for (unsigned j = 0; j < nr; j++)
+            c[(ptrdiff_t)i * rsc + (ptrdiff_t)j * csc] = t[i * nr + j];
+}
+
 /* The job hooks around a thread's tiles; nothing for a kernel without them. */
 static inline void qmm_kernel_begin(const qmm_kernel *k)
 {

@@ -165,9 +165,7 @@ tile(const unsigned rows, size_t kp, const int8_t *a, const int8_t *b, int32_t *
     default: TILE_ASM(12); break;
     }
     if (csc != 1)
-        for (unsigned i = 0; i < rows; i++)
-            for (int j = 0; j < NR; j++)
-                c[(ptrdiff_t)i * rsc + (ptrdiff_t)j * csc] = t[i * NR + j];
+        qmm_kernel_scatter_rows(rows, NR, t, c, rsc, csc);
 }
 
 void qmm_x86_64_mmm_i8i32_12x32_avx512vnni_run(size_t kp, const void *pa, const void *pb,

@@ -144,9 +144,7 @@ static void tile_rows(unsigned rows, size_t kp, const int8_t *a, const int8_t *b
     else
         tile(0, kp, a, b, dst, rs_bytes);
     if (csc != 1)
-        for (unsigned i = 0; i < rows; i++)
-            for (int j = 0; j < NR; j++)
-                c[(ptrdiff_t)i * rsc + (ptrdiff_t)j * csc] = t[i * NR + j];
+        qmm_kernel_scatter_rows(rows, NR, t, c, rsc, csc);
 }
 
 void qmm_x86_64_mmm_i8i32_32x32_amx_run(size_t kp, const void *pa, const void *pb, int32_t *c,

@@ -133,3 +133,33 @@ void tile_trial_run_model(const tile_trial *t, unsigned char *out)
     TILE_TRIAL_SEQUENCE(MODEL_OP, t, out, t->dst, t->a, t->b);
 #undef MODEL_OP
 }
+
+static size_t first_difference(const unsigned char *x, const unsigned char *y, size_t n)
+{
+    size_t i = 0;
+    while (i < n && x[i] == y[i])
+        i++;
+    return i;
+}
+
+long tile_trial_against_model(int count, tile_trial_fn *expected, const char *source)
+{
+    enum { SENTINEL = 0x5a };  /* in the bytes no one should store */
+    for (int i = 0; i < count; i++) {
+        tile_trial t;
+        tile_trial_new(&t);
+        unsigned char want[TILE_TRIAL_BYTES], got[TILE_TRIAL_BYTES];
+        memset(want, SENTINEL, sizeof want);
+        memset(got, SENTINEL, sizeof got);
+        expected(&t, want);
+        tile_trial_run_model(&t, got);
+        const size_t at = first_difference(want, got, sizeof got);
+        CHECK(at == sizeof got,
+              "trial %d: tmm%d (%u x %u dwords) += tmm%d . tmm%d (%u quads) x %u%s: byte %zu "
+              "is %#04x on the %s, %#04x on the model", i, t.dst, t.rows, t.dwords, t.a, t.b,
+              t.quads, t.repeats, t.zero_dst ? ", from zero" : "", at,
+              at < sizeof got ? want[at] : 0, source, at < sizeof got ? got[at] : 0);
+        CHECK(!tile_model_configured(), "trial %d: tiles still configured after tilerelease", i);
+    }
+    return count;
+}

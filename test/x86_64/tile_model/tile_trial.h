@@ -69,4 +69,13 @@ void *tile_trial_out_row0(const tile_trial *t, unsigned char *out);
 /* The sequence on the model. */
 void tile_trial_run_model(const tile_trial *t, unsigned char *out);
 
+/* What a trial should store: C into out (TILE_TRIAL_BYTES bytes), leaving
+ * the bytes it does not store. */
+typedef void tile_trial_fn(const tile_trial *t, unsigned char *out);
+
+/* `count` new trials, each run on `expected` (named `source` in messages) and
+ * on the model: every byte stored, and every byte left, must be the same, and
+ * the model's tiles released after each. Returns count. */
+long tile_trial_against_model(int count, tile_trial_fn *expected, const char *source);
+
 #endif
