@@ -2,31 +2,33 @@
 # it has globbed them into QMM_KERNEL_SOURCES and before it adds them to
 # qmm_objects.
 #
-# The SMLAL and GEMV kernels are baseline Armv8.0 NEON and need nothing. The
-# SDOT kernel needs an assembler that knows FEAT_DotProd (binutils >= 2.30):
-# one that does not must not break the build, so a tiny .S file with the
-# kernel's own directive is assembled first. Without it, the kernel's file
-# leaves the build and its registry line stays out (QMM_HAVE_DOTPROD guards it
-# in dispatch/kernel_list.h): dispatch then falls back to SMLAL.
+# The SMLAL and 64x1 kernels are baseline Armv8.0 NEON and need nothing. The
+# others use an architecture extension their assembler must know: FEAT_DotProd
+# (binutils >= 2.30) for the SDOT kernels, FEAT_I8MM (binutils >= 2.33) for
+# the SMMLA kernel. An assembler that does not must not break the build, so
+# each extension has a gate (qmm_arm64_extension_gate below): a tiny .S file
+# with the kernels' directive and one of their instructions is assembled
+# first. Without it, the extension's files leave the build and their registry
+# lines stay out (QMM_HAVE_<EXT> guards them in dispatch/kernel_list.h):
+# dispatch then falls back to the tier below.
 #
-# QMM_ARM64_DOTPROD (cached, ON/OFF) is the result; preset it to OFF to build
-# as an old assembler would. test/arm64/ reads it too.
+# QMM_ARM64_<EXT> (cached, ON/OFF) is each gate's result; preset it to OFF to
+# build as an old assembler would. test/arm64/ reads them too.
 
-set(_qmm_sdot_source ${PROJECT_SOURCE_DIR}/kernels/arm64/mmm_i8i32_8x8_sdot.S)
-
-# Assembles the probe, with extra compile options (a list) if given.
-function(_qmm_probe_sdot result)
-  set(dir ${PROJECT_BINARY_DIR}/CMakeFiles/qmm_dotprod_probe)
-  file(WRITE ${dir}/sdot.S
-    "        .arch   armv8.2-a+dotprod\n"
+# Assembles a probe with `.arch <arch>` and <instruction>, with extra compile
+# options (a list) if given; sets result to whether it assembled.
+function(_qmm_arm64_probe result ext arch instruction)
+  set(dir ${PROJECT_BINARY_DIR}/CMakeFiles/qmm_${ext}_probe)
+  file(WRITE ${dir}/probe.S
+    "        .arch   ${arch}\n"
     "        .text\n"
-    "        .global qmm_dotprod_probe\n"
-    "qmm_dotprod_probe:\n"
-    "        sdot    v16.4s, v0.16b, v4.4b[3]\n"
+    "        .global qmm_${ext}_probe\n"
+    "qmm_${ext}_probe:\n"
+    "        ${instruction}\n"
     "        ret\n")
   # A static library: nothing to link, only to assemble.
   set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
-  try_compile(ok ${dir}/build SOURCES ${dir}/sdot.S
+  try_compile(ok ${dir}/build SOURCES ${dir}/probe.S
     COMPILE_DEFINITIONS ${ARGN}
     OUTPUT_VARIABLE log)
   if(NOT ok)
@@ -36,55 +38,80 @@ function(_qmm_probe_sdot result)
     else()
       set(how "with the directive alone")
     endif()
-    message(STATUS "qmm: sdot does not assemble ${how}: ${first_error}")
+    message(STATUS "qmm: ${ext}: '${instruction}' does not assemble ${how}: ${first_error}")
   endif()
   set(${result} ${ok} PARENT_SCOPE)
 endfunction()
 
-# The directive alone is enough for binutils >= 2.30. clang's integrated
-# assembler (14 at least) ignores the +dotprod of .arch and knows no
-# `.arch_extension dotprod` either: it needs the flag on the command line,
-# which then goes on the SDOT file only.
-set(_qmm_sdot_march -march=armv8.2-a+dotprod)
-if(NOT DEFINED QMM_ARM64_DOTPROD)
-  _qmm_probe_sdot(_qmm_sdot_plain)
-  set(_qmm_sdot_needs_march OFF)
-  if(NOT _qmm_sdot_plain)
-    _qmm_probe_sdot(_qmm_sdot_flagged ${_qmm_sdot_march})
-    set(_qmm_sdot_needs_march ${_qmm_sdot_flagged})
+# qmm_arm64_extension_gate(<ext> ARCH <arch> PROBE <instruction>
+#                          SOURCES <kernel files...> FALLBACK <text>)
+#
+# Builds the kernel files that use extension <ext> (their .S files say
+# `.arch <arch>`) only if the assembler accepts <instruction> under that
+# directive. The directive alone is enough for binutils; clang's integrated
+# assembler (14 at least) ignores the +<ext> of .arch and knows no
+# `.arch_extension` for these either: it needs -march=<arch> on the command
+# line, which then goes on these files only. Result: the cached option
+# QMM_ARM64_<EXT>, and the definition QMM_HAVE_<EXT> on qmm_objects when ON;
+# when OFF the files are removed from QMM_KERNEL_SOURCES.
+function(qmm_arm64_extension_gate ext)
+  cmake_parse_arguments(G "" "ARCH;PROBE;FALLBACK" "SOURCES" ${ARGN})
+  string(TOUPPER ${ext} EXT)
+  set(option QMM_ARM64_${EXT})
+  set(march -march=${G_ARCH})
+  if(NOT DEFINED ${option})
+    _qmm_arm64_probe(plain ${ext} ${G_ARCH} "${G_PROBE}")
+    set(needs_march OFF)
+    if(NOT plain)
+      _qmm_arm64_probe(flagged ${ext} ${G_ARCH} "${G_PROBE}" ${march})
+      set(needs_march ${flagged})
+    endif()
+    if(plain OR flagged)
+      set(default ON)
+    else()
+      set(default OFF)
+    endif()
+    set(${option} ${default} CACHE BOOL
+      "Build the ${ext} kernels (the assembler accepts .arch ${G_ARCH} and ${G_PROBE})")
+    set(${option}_MARCH ${needs_march} CACHE BOOL
+      "Assemble the ${ext} kernels with ${march} (clang's assembler needs it)")
+    mark_as_advanced(${option}_MARCH)
   endif()
-  if(_qmm_sdot_plain OR _qmm_sdot_flagged)
-    set(_qmm_sdot_default ON)
-  else()
-    set(_qmm_sdot_default OFF)
-  endif()
-  set(QMM_ARM64_DOTPROD ${_qmm_sdot_default} CACHE BOOL
-    "Build the SDOT kernel (the assembler accepts .arch armv8.2-a+dotprod and sdot)")
-  set(QMM_ARM64_DOTPROD_MARCH ${_qmm_sdot_needs_march} CACHE BOOL
-    "Assemble the SDOT kernel with ${_qmm_sdot_march} (clang's assembler needs it)")
-  mark_as_advanced(QMM_ARM64_DOTPROD_MARCH)
-endif()
 
-if(QMM_ARM64_DOTPROD)
-  if(QMM_ARM64_DOTPROD_MARCH)
-    message(STATUS "qmm: arm64 SDOT kernel enabled, assembled with ${_qmm_sdot_march}")
+  if(${option})
+    if(${option}_MARCH)
+      message(STATUS "qmm: arm64 ${ext} kernels enabled, assembled with ${march}")
+      set_property(SOURCE ${G_SOURCES} TARGET_DIRECTORY qmm_objects
+        APPEND PROPERTY COMPILE_OPTIONS ${march})
+    else()
+      message(STATUS "qmm: arm64 ${ext} kernels enabled (the assembler supports ${ext})")
+    endif()
+    target_compile_definitions(qmm_objects PRIVATE QMM_HAVE_${EXT}=1)
   else()
-    message(STATUS "qmm: arm64 SDOT kernel enabled (the assembler supports dotprod)")
+    message(STATUS "qmm: arm64 ${ext} kernels disabled: the assembler does not accept "
+      "'.arch ${G_ARCH}' / ${G_PROBE} or ${option}=OFF; ${G_FALLBACK}")
+    set(sources ${QMM_KERNEL_SOURCES})
+    list(REMOVE_ITEM sources ${G_SOURCES})
+    foreach(file IN LISTS G_SOURCES)
+      if(file IN_LIST sources)
+        message(FATAL_ERROR "qmm: could not remove ${file} from QMM_KERNEL_SOURCES")
+      endif()
+    endforeach()
+    set(QMM_KERNEL_SOURCES ${sources} PARENT_SCOPE)
   endif()
-  target_compile_definitions(qmm_objects PRIVATE QMM_HAVE_DOTPROD=1)
-  if(QMM_ARM64_DOTPROD_MARCH)
-    set_property(SOURCE ${_qmm_sdot_source} TARGET_DIRECTORY qmm_objects
-      APPEND PROPERTY COMPILE_OPTIONS ${_qmm_sdot_march})
-  endif()
-else()
-  message(STATUS "qmm: arm64 SDOT kernel disabled: the assembler does not accept "
-    "'.arch armv8.2-a+dotprod' / sdot (binutils >= 2.30 needed) or QMM_ARM64_DOTPROD=OFF; "
-    "dispatch falls back to the SMLAL kernel")
-  list(REMOVE_ITEM QMM_KERNEL_SOURCES ${_qmm_sdot_source})
-  if(_qmm_sdot_source IN_LIST QMM_KERNEL_SOURCES)
-    message(FATAL_ERROR "qmm: could not remove ${_qmm_sdot_source} from QMM_KERNEL_SOURCES")
-  endif()
-endif()
+endfunction()
+
+set(_qmm_arm64 ${PROJECT_SOURCE_DIR}/kernels/arm64)
+qmm_arm64_extension_gate(dotprod
+  ARCH armv8.2-a+dotprod
+  PROBE "sdot v16.4s, v0.16b, v4.4b[3]"
+  SOURCES ${_qmm_arm64}/mmm_i8i32_8x8_sdot.S ${_qmm_arm64}/mmv_i8i32_8x1_sdot.S
+  FALLBACK "dispatch falls back to the SMLAL kernel and the 64x1 GEMV")
+qmm_arm64_extension_gate(i8mm
+  ARCH armv8.2-a+i8mm
+  PROBE "smmla v16.4s, v0.16b, v4.16b"
+  SOURCES ${_qmm_arm64}/mmm_i8i32_8x8_smmla.S
+  FALLBACK "dispatch falls back to the SDOT kernel")
 
 # The GEMV kernel keeps 16 accumulators, 4 A vectors and their widened halves
 # live across an 8-depth unrolled loop. gcc's scheduling before register

@@ -38,11 +38,20 @@ QMM_KERNEL(x86_64_mmv_i8i32_16x1_avx512vnni, "avx512vnni", 16, 1, 33, QMM_PACK_I
 QMM_KERNEL(x86_64_mmm_i8i32_32x32_amx, "amx", 32, 32, 240, QMM_PACK_I8_KIN64, QMM_PACK_I8_K4, QMM_CPU_AVX2 | QMM_CPU_AVX512VNNI | QMM_CPU_AMX, ROWS, HOOKS)
 #endif
 #if defined(__aarch64__)
-/* arm64: kernels/arm64/. The SDOT kernel is built only when the assembler
- * knows dotprod (cmake/kernels_arm64.cmake defines QMM_HAVE_DOTPROD). */
+/* arm64: kernels/arm64/. Kernels on an extension are built only when the
+ * assembler knows it (cmake/kernels_arm64.cmake defines QMM_HAVE_DOTPROD and
+ * QMM_HAVE_I8MM). The tiers go NEON < dotprod < i8mm, each naming the ones
+ * below it, so that QMM_DISABLE=dotprod (or QMM_DOTPROD_DISABLE=1) leaves the
+ * baseline kernels only; every core with FEAT_I8MM has FEAT_DotProd. */
 QMM_KERNEL(arm64_mmm_i8i32_8x8_smlal, "neon", 8, 8, 17, QMM_PACK_I8_K1, QMM_PACK_I8_K1, QMM_CPU_NEON, FULL, NONE)
 #if defined(QMM_HAVE_DOTPROD)
-QMM_KERNEL(arm64_mmm_i8i32_8x8_sdot, "neon+dotprod", 8, 8, 58, QMM_PACK_I8_K4, QMM_PACK_I8_K4, QMM_CPU_NEON | QMM_CPU_DOTPROD, FULL, NONE)
+QMM_KERNEL(arm64_mmm_i8i32_8x8_sdot, "neon+dotprod", 8, 8, 70, QMM_PACK_I8_K4, QMM_PACK_I8_K4, QMM_CPU_NEON | QMM_CPU_DOTPROD, FULL, NONE)
+#endif
+#if defined(QMM_HAVE_I8MM)
+QMM_KERNEL(arm64_mmm_i8i32_8x8_smmla, "neon+i8mm", 8, 8, 120, QMM_PACK_I8_K8, QMM_PACK_I8_K8, QMM_CPU_NEON | QMM_CPU_DOTPROD | QMM_CPU_I8MM, ROWS, NONE)
 #endif
 QMM_KERNEL(arm64_mmv_i8i32_64x1, "neon", 64, 1, 14, QMM_PACK_I8_K1, QMM_PACK_I8_K1, QMM_CPU_NEON, FULL, NONE)
+#if defined(QMM_HAVE_DOTPROD)
+QMM_KERNEL(arm64_mmv_i8i32_8x1_sdot, "neon+dotprod", 8, 1, 60, QMM_PACK_I8_KIN16, QMM_PACK_I8_KIN16, QMM_CPU_NEON | QMM_CPU_DOTPROD, FULL, NONE)
+#endif
 #endif

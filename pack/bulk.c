@@ -18,6 +18,10 @@ static const bulk_packer packers[] = {
     {QMM_PACK_I8_K4_SUMS, 32, 1, 4, QMM_CPU_AVX2, qmm_pack_i8_k4_lines32_avx2},
     {QMM_PACK_I8_K4, 32, 1, 4, QMM_CPU_AVX2, qmm_pack_i8_k4_lines32_avx2},
 #endif
+#if defined(__aarch64__)
+    {QMM_PACK_I8_K4, 8, 1, 4, QMM_CPU_NEON, qmm_pack_i8_k4_lines8_neon},
+    {QMM_PACK_I8_K8, 8, 1, 8, QMM_CPU_NEON, qmm_pack_i8_k8_lines8_neon},
+#endif
     {QMM_PACK_COUNT, 0, 0, 1, 0, NULL},  /* keeps the table non-empty; never matches */
 };
 

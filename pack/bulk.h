@@ -28,6 +28,11 @@ qmm_pack_bulk_fn qmm_pack_i16_k2_rows6_avx2;
  * VNNI kernel, row-major; qmm_pack_panels adds the line sums). */
 qmm_pack_bulk_fn qmm_pack_i8_k4_lines32_avx2;
 
+/* NEON packers of i8_k4 and i8_k8: 8 adjacent lines (B of the SDOT and
+ * SMMLA 8x8 kernels, row-major). */
+qmm_pack_bulk_fn qmm_pack_i8_k4_lines8_neon;
+qmm_pack_bulk_fn qmm_pack_i8_k8_lines8_neon;
+
 /* The line sums of one packed panel of a format with line sums (pack.h), at
  * padded depth kp, written after its elements. */
 typedef void qmm_pack_sums_fn(unsigned char *panel, size_t kp);

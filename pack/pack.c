@@ -272,6 +272,7 @@ pack_template(unsigned r, size_t kp, const int8_t *src, ptrdiff_t ls, ptrdiff_t 
 
 QMM_PACK_INSTANCE(pack_i8_k1, 1, 1, 0)
 QMM_PACK_INSTANCE(pack_i8_k4, 4, 1, 0)
+QMM_PACK_INSTANCE(pack_i8_k8, 8, 1, 0)
 QMM_PACK_INSTANCE(pack_i16_k2, 2, 2, 0)
 QMM_PACK_INSTANCE(pack_i8_kin16, 16, 1, 1)
 QMM_PACK_INSTANCE(pack_i16_kin16, 16, 2, 1)
@@ -309,6 +310,9 @@ panels_interleaved_ls1(unsigned r, size_t kp, const int8_t *src, ptrdiff_t ds, s
     }
 }
 
+typedef void panels_fn(unsigned r, size_t kp, const int8_t *src, ptrdiff_t ds, size_t lines,
+                       size_t k, unsigned char *dst, size_t panel_bytes);
+
 #define QMM_PANELS_INSTANCE(fn, kr, eb)                                                \
     static void fn(unsigned r, size_t kp, const int8_t *src, ptrdiff_t ds, size_t lines, \
                    size_t k, unsigned char *dst, size_t panel_bytes)                   \
@@ -318,12 +322,23 @@ panels_interleaved_ls1(unsigned r, size_t kp, const int8_t *src, ptrdiff_t ds, s
 
 QMM_PANELS_INSTANCE(panels_i8_k1, 1, 1)
 QMM_PANELS_INSTANCE(panels_i8_k4, 4, 1)
+QMM_PANELS_INSTANCE(panels_i8_k8, 8, 1)
 QMM_PANELS_INSTANCE(panels_i16_k2, 2, 2)
+
+/* Per format: its multi-panel packer for line-contiguous sources, if any. */
+static panels_fn *const panels_ls1[QMM_PACK_COUNT] = {
+    [QMM_PACK_I8_K1] = panels_i8_k1,
+    [QMM_PACK_I8_K4] = panels_i8_k4,
+    [QMM_PACK_I8_K4_SUMS] = panels_i8_k4,
+    [QMM_PACK_I8_K8] = panels_i8_k8,
+    [QMM_PACK_I16_K2] = panels_i16_k2,
+};
 
 const qmm_pack_format qmm_pack_formats[QMM_PACK_COUNT] = {
     [QMM_PACK_I8_K1] = {"i8_k1", 1, 1, 64, pack_i8_k1, 0, 0},
     [QMM_PACK_I8_K4] = {"i8_k4", 4, 1, 64, pack_i8_k4, 0, 0},
     [QMM_PACK_I8_K4_SUMS] = {"i8_k4_sums", 4, 1, 64, pack_i8_k4, 0, 1},
+    [QMM_PACK_I8_K8] = {"i8_k8", 8, 1, 64, pack_i8_k8, 0, 0},
     [QMM_PACK_I16_K2] = {"i16_k2", 2, 2, 64, pack_i16_k2, 0, 0},
     [QMM_PACK_I8_KIN16] = {"i8_kin16", 16, 1, 64, pack_i8_kin16, 1, 0},
     [QMM_PACK_I16_KIN16] = {"i16_kin16", 16, 2, 64, pack_i16_kin16, 1, 0},
@@ -412,15 +427,7 @@ static void pack_panels(const qmm_pack_format *f, unsigned r, size_t kp, const i
     src += (ptrdiff_t)done * line_stride;
     lines -= done;
     d += done / r * panel;
-    typedef void panels_fn(unsigned, size_t, const int8_t *, ptrdiff_t, size_t, size_t,
-                           unsigned char *, size_t);
-    panels_fn *multi = NULL;
-    if (f == &qmm_pack_formats[QMM_PACK_I8_K1])
-        multi = panels_i8_k1;
-    else if (f == &qmm_pack_formats[QMM_PACK_I8_K4] || f == &qmm_pack_formats[QMM_PACK_I8_K4_SUMS])
-        multi = panels_i8_k4;
-    else if (f == &qmm_pack_formats[QMM_PACK_I16_K2])
-        multi = panels_i16_k2;
+    panels_fn *multi = panels_ls1[f - qmm_pack_formats];
     if (multi != NULL && line_stride == 1 && depth_stride != 1) {
         multi(r, kp, src, depth_stride, lines, k, d, panel);
         return;

@@ -12,6 +12,8 @@
  * so that for each block of kr depths, the kr values of line 0 come first,
  * then those of line 1, and so on. kr == 1 is the classic K-outer layout
  * (SMLAL, broadcast kernels); kr == 4 with int8 elements is the SDOT layout;
+ * kr == 8 with int8 elements is the SMMLA layout, where the 16 bytes of lines
+ * 2j and 2j+1 in a block are one 2x8 operand (line pairs K8-interleaved);
  * kr == 2 with int16 elements feeds vpmaddwd a pair per 32-bit lane.
  *
  * K-inner (k_inner == 1): element (line i, depth p) is at index
@@ -63,6 +65,7 @@ enum qmm_pack_id {
     QMM_PACK_I8_K1,   /* int8, K-outer */
     QMM_PACK_I8_K4,   /* int8, 4 depths interleaved (SDOT) */
     QMM_PACK_I8_K4_SUMS, /* the same, with line sums (VNNI B) */
+    QMM_PACK_I8_K8,   /* int8, 8 depths interleaved: line pairs are 2x8 blocks (SMMLA) */
     QMM_PACK_I16_K2,  /* int16, depth pairs (vpmaddwd) */
     QMM_PACK_I8_KIN16,   /* int8, K-inner, kp a multiple of 16 */
     QMM_PACK_I16_KIN16,  /* int16, K-inner, kp a multiple of 16 */

@@ -116,7 +116,7 @@ int main(void)
                     one(f, r, (r + 1) / 2, depths[d], (test_layout)l);
                 }
     }
-    /* Depths around the steps of the bulk packers (pack/bulk.c: 2, 4 and 16),
+    /* Depths around the steps of the bulk packers (pack/bulk.c: 2, 4, 8 and 16),
      * which qmm_pack_panels uses where the CPU has them. */
     static const size_t counts[] = {1, 5, 53, 200};
     static const size_t many_depths[] = {1, 4, 15, 16, 37, 64};

@@ -5,9 +5,12 @@
  *    row-major (csc == 1), column-major (rsc == 1), spaced (both strides > 1)
  *    and reversed (both negative), with the surroundings of C intact;
  *  - depths that end in each kernel's tail loop (the unrolled main loops
- *    take 4, 8 or 8 depths), including 0;
+ *    take 8 depths (SMLAL, SDOT), 16 (SMMLA) or 64 (the dotprod GEMV, whose
+ *    tail loop then runs 0-3 times 16 depths)), including 0;
  *  - wrap-around modulo 2^32 at a depth whose tail is not empty (the shared
- *    suite's k = 140000 is a multiple of every unroll).
+ *    suite's k = 140000 is a multiple of every unroll);
+ *  - partial rows (run_rows, where a kernel has them): every row count, each
+ *    of its loops, every store path, A rows past `rows` not mixed in.
  */
 #include <string.h>
 
@@ -21,7 +24,8 @@ static long checks;
 int main(void)
 {
     static const size_t depths[] = {0,  1,  2,  3,  4,  5,  6,  7,  8,   9,  11,
-                                    12, 13, 15, 16, 17, 19, 23, 24, 25, 100, 259};
+                                    12, 13, 15, 16, 17, 19, 23, 24, 25, 64, 65,
+                                    90, 100, 128, 259};
     size_t ran = 0;
     test_seed(42);
     for (size_t i = 0; i < qmm_registry_count(); i++) {
@@ -37,12 +41,22 @@ int main(void)
             for (int lc = 0; lc < LAYOUT_COUNT; lc++)
                 checks += test_kernel_tile(kern, depths[d], kern->mr, kern->nr,
                                            (test_layout)lc, FILL_RANDOM);
-        /* 140007 * 16384 > 2^31, and 140007 ends in every kernel's tail loop. */
+        /* 140007 * 16384 > 2^31, and 140007 ends in every kernel's tail loop
+         * (the dotprod GEMV's running 3 times). */
         for (int lc = 0; lc < LAYOUT_COUNT; lc++) {
             checks += test_kernel_tile(kern, 140007, kern->mr, kern->nr, (test_layout)lc,
                                        FILL_MIN_MIN);
             checks += test_kernel_tile(kern, 140007, kern->mr, kern->nr, (test_layout)lc,
                                        FILL_MIN_MAX);
+        }
+        for (unsigned rows = 1; kern->run_rows != NULL && rows < kern->mr; rows++) {
+            static const size_t row_depths[] = {0, 1, 8, 9, 100};
+            for (size_t d = 0; d < sizeof row_depths / sizeof row_depths[0]; d++)
+                for (int lc = 0; lc < LAYOUT_COUNT; lc++)
+                    checks += test_kernel_rows(kern, row_depths[d], rows, kern->mr, kern->nr,
+                                               (test_layout)lc, FILL_RANDOM);
+            checks += test_kernel_rows(kern, 140007, rows, rows, kern->nr, LAYOUT_ROW,
+                                       FILL_MIN_MIN);
         }
         printf("%-28s %ld checks\n", kern->name, checks - before);
         ran++;

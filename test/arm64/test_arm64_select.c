@@ -1,25 +1,35 @@
 /*
  * arm64 kernel selection through the real registry, checked against what the
- * CPU itself says: getauxval(AT_HWCAP) & HWCAP_ASIMDDP, read directly, not
- * through cpu_features (which is what the library uses), so that a wrong
- * detection cannot agree with itself.
+ * CPU itself says: getauxval(AT_HWCAP) & HWCAP_ASIMDDP and getauxval(AT_HWCAP2)
+ * & HWCAP2_I8MM, read directly, not through cpu_features (which is what the
+ * library uses), so that a wrong detection cannot agree with itself.
  *
  *   test_arm64_select [mode]
- *     (none)                        with dotprod: SDOT 8x8 for n > 1; without:
- *                                   SMLAL 8x8 and SDOT listed as unsupported;
- *                                   n == 1: the 64x1 GEMV either way
- *     dotprod-disable               QMM_DOTPROD_DISABLE=1: as without dotprod
- *     forced-sdot                   QMM_KERNEL=arm64_mmm_i8i32_8x8_sdot: runs
- *                                   exactly with dotprod, QMM_ERR_UNSUPPORTED
- *                                   (C untouched, no crash) without
- *     forced-sdot-dotprod-disable   both variables: QMM_ERR_UNSUPPORTED
+ *     (none)              matrices (n > 1, symbolic n): SMMLA with i8mm, else
+ *                         SDOT with dotprod, else SMLAL; n == 1: the dotprod
+ *                         GEMV with dotprod, else the 64x1; one-shot single
+ *                         rows: SMMLA's partial rows, else the GEMV on the
+ *                         transpose; the kernels a CPU lacks listed as
+ *                         unsupported
+ *     dotprod-disable     QMM_DOTPROD_DISABLE=1: SMLAL and the 64x1 even with
+ *                         i8mm (the i8mm tier names dotprod)
+ *     i8mm-disable        QMM_DISABLE=i8mm: as without i8mm
+ *     forced-sdot         QMM_KERNEL=arm64_mmm_i8i32_8x8_sdot: runs exactly
+ *                         with dotprod, QMM_ERR_UNSUPPORTED (C untouched, no
+ *                         crash) without
+ *     forced-smmla        likewise for arm64_mmm_i8i32_8x8_smmla and i8mm
+ *     forced-gemv-sdot    likewise for arm64_mmv_i8i32_8x1_sdot and dotprod
+ *     forced-sdot-dotprod-disable, forced-smmla-i8mm-disable
+ *                         both variables: QMM_ERR_UNSUPPORTED
  *
  * Under QEMU, QEMU_CPU (set per test by qmm_add_test) must agree with the
- * hwcap for the CPUs whose features are known (toolchain notes), so a test
- * meant to run without dotprod cannot silently run with it, or the reverse.
+ * hwcaps for the CPUs whose features are known (toolchain notes), so a test
+ * meant to run without an extension cannot silently run with it, or the
+ * reverse.
  *
- * Built without the SDOT kernel (QMM_HAVE_DOTPROD undefined: the assembler is
- * too old), the SDOT kernel must be absent and SMLAL chosen everywhere.
+ * Built without a gated kernel (QMM_HAVE_DOTPROD or QMM_HAVE_I8MM undefined:
+ * the assembler is too old), that kernel must be absent and the tier below
+ * chosen.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,73 +43,90 @@
 #ifndef HWCAP_ASIMDDP
 #define HWCAP_ASIMDDP (1UL << 20)
 #endif
+#ifndef HWCAP2_I8MM
+#define HWCAP2_I8MM (1UL << 13)
+#endif
 
 #define SMLAL "arm64_mmm_i8i32_8x8_smlal"
 #define SDOT "arm64_mmm_i8i32_8x8_sdot"
+#define SMMLA "arm64_mmm_i8i32_8x8_smmla"
 #define GEMV "arm64_mmv_i8i32_64x1"
+#define GEMV_SDOT "arm64_mmv_i8i32_8x1_sdot"
 
 #if defined(QMM_HAVE_DOTPROD)
-static const int sdot_built = 1;
+static const int dotprod_built = 1;
 #else
-static const int sdot_built = 0;
+static const int dotprod_built = 0;
 #endif
+#if defined(QMM_HAVE_I8MM)
+static const int i8mm_built = 1;
+#else
+static const int i8mm_built = 0;
+#endif
+
+/* What the CPU has and what qmm may use of it. */
+typedef struct tiers {
+    int dotprod, i8mm;
+} tiers;
 
 static long checks;
 
-/* Known QEMU CPU models and whether they have FEAT_DotProd. */
-static void qemu_cpu_agrees(int hw_dotprod)
+/* Known QEMU CPU models and their extensions. */
+static void qemu_cpu_agrees(tiers hw)
 {
     static const struct {
         const char *name;
-        int dotprod;
-    } known[] = {{"cortex-a35", 0}, {"cortex-a53", 0}, {"cortex-a57", 0}, {"cortex-a72", 0},
-                 {"a64fx", 0},      {"cortex-a76", 1}, {"neoverse-n1", 1}, {"max", 1}};
+        int dotprod, i8mm;
+    } known[] = {{"cortex-a35", 0, 0}, {"cortex-a53", 0, 0}, {"cortex-a57", 0, 0},
+                 {"cortex-a72", 0, 0}, {"a64fx", 0, 0},      {"cortex-a76", 1, 0},
+                 {"neoverse-n1", 1, 0}, {"max", 1, 1}};
     const char *cpu = getenv("QEMU_CPU");
     if (cpu == NULL || cpu[0] == '\0') {
-        printf("QEMU_CPU not set: native run, dotprod %s by hwcap\n", hw_dotprod ? "yes" : "no");
+        printf("QEMU_CPU not set: native run, hwcaps dotprod %d, i8mm %d\n", hw.dotprod,
+               hw.i8mm);
         return;
     }
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (strcmp(cpu, known[i].name) == 0) {
-            CHECK(known[i].dotprod == hw_dotprod,
-                  "QEMU_CPU=%s should %shave dotprod, but the hwcap says %s", cpu,
-                  known[i].dotprod ? "" : "not ", hw_dotprod ? "yes" : "no");
+            CHECK(known[i].dotprod == hw.dotprod && known[i].i8mm == hw.i8mm,
+                  "QEMU_CPU=%s should have dotprod %d, i8mm %d; the hwcaps say %d, %d", cpu,
+                  known[i].dotprod, known[i].i8mm, hw.dotprod, hw.i8mm);
             checks++;
         }
-    printf("QEMU_CPU=%s, hwcap dotprod %s\n", cpu, hw_dotprod ? "yes" : "no");
+    printf("QEMU_CPU=%s, hwcaps dotprod %d, i8mm %d\n", cpu, hw.dotprod, hw.i8mm);
 }
 
-/* The kernel's registry entry and its public view; NULL when not built. */
-static const qmm_kernel *entry(const char *name, int *public_supported)
+/* A gated kernel's registry entry against its public view and the CPU. */
+static void gated_entry(const char *name, const char *isa, unsigned mr, unsigned nr,
+                        int built, int usable)
 {
-    *public_supported = -1;
+    int pub = -1;
     for (size_t i = 0; i < qmm_kernel_count(); i++)
         if (strcmp(qmm_kernel_at(i)->name, name) == 0)
-            *public_supported = qmm_kernel_at(i)->supported_here;
-    return qmm_registry_find(name);
-}
-
-static void registry(int dotprod_usable)
-{
-    int pub;
-    const qmm_kernel *k = entry(SMLAL, &pub);
-    CHECK(k != NULL && k->is_supported_here() && pub == 1, SMLAL " not listed as supported");
-    k = entry(GEMV, &pub);
-    CHECK(k != NULL && k->is_supported_here() && pub == 1, GEMV " not listed as supported");
-    k = entry(SDOT, &pub);
-    if (!sdot_built) {
-        CHECK(k == NULL && pub == -1, SDOT " is listed in a build without it");
+            pub = qmm_kernel_at(i)->supported_here;
+    const qmm_kernel *k = qmm_registry_find(name);
+    if (!built) {
+        CHECK(k == NULL && pub == -1, "%s is listed in a build without it", name);
     } else {
-        CHECK(k != NULL && pub != -1, SDOT " missing from the registry");
+        CHECK(k != NULL && pub != -1, "%s missing from the registry", name);
         if (k != NULL) {
-            CHECK((k->is_supported_here() != 0) == dotprod_usable && pub == dotprod_usable,
-                  SDOT " supported_here=%d (public %d), expected %d", k->is_supported_here(),
-                  pub, dotprod_usable);
-            CHECK(strcmp(k->isa, "neon+dotprod") == 0 && k->mr == 8 && k->nr == 8,
-                  SDOT " descriptor");
+            CHECK((k->is_supported_here() != 0) == usable && pub == usable,
+                  "%s supported_here=%d (public %d), expected %d", name,
+                  k->is_supported_here(), pub, usable);
+            CHECK(strcmp(k->isa, isa) == 0 && k->mr == mr && k->nr == nr, "%s descriptor",
+                  name);
         }
     }
     checks++;
+}
+
+static void registry(tiers use)
+{
+    gated_entry(SMLAL, "neon", 8, 8, 1, 1);
+    gated_entry(GEMV, "neon", 64, 1, 1, 1);
+    gated_entry(SDOT, "neon+dotprod", 8, 8, dotprod_built, use.dotprod);
+    gated_entry(GEMV_SDOT, "neon+dotprod", 8, 1, dotprod_built, use.dotprod);
+    gated_entry(SMMLA, "neon+i8mm", 8, 8, i8mm_built, use.i8mm);
 }
 
 static void expect_choice(size_t m, size_t n, const char *want)
@@ -117,64 +144,71 @@ static void expect_choice(size_t m, size_t n, const char *want)
     checks++;
 }
 
-static void selection(int dotprod_usable)
+static void selection(tiers use)
 {
-    const char *matrix = sdot_built && dotprod_usable ? SDOT : SMLAL;
+    const char *matrix = i8mm_built && use.i8mm         ? SMMLA
+                         : dotprod_built && use.dotprod ? SDOT
+                                                        : SMLAL;
+    const char *gemv = dotprod_built && use.dotprod ? GEMV_SDOT : GEMV;
     static const size_t ns[] = {8, 16, 64, 100, 1000, QMM_N_SYMBOLIC};
     static const size_t ms[] = {8, 64, 256, 1000};
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
         for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++)
             expect_choice(ms[i], ns[j], matrix);
-    expect_choice(64, 1, GEMV);
-    expect_choice(1000, 1, GEMV);
+    expect_choice(64, 1, gemv);
+    expect_choice(1000, 1, gemv);
 
-    /* The one-shot orientation rule and a symbolic plan: both roles. */
+    /* The one-shot single-row rule (a matrix kernel with partial rows computes
+     * just the row: SMMLA; else a GEMV kernel its transpose) and a symbolic
+     * plan: both roles. */
     const qmm_kernel *k = NULL;
-    int transposed = 0;
-    CHECK(qmm_choose_for_call(1, 384, &k, &transposed) == QMM_OK && transposed &&
-              strcmp(k->name, GEMV) == 0,
-          "1 x 384 product: %s, expected " GEMV " (transposed)", k ? k->name : "none");
+    int transposed = 0, by_rows = strcmp(matrix, SMMLA) == 0;
+    const char *single = by_rows ? SMMLA : gemv;
+    CHECK(qmm_choose_for_call(1, 384, &k, &transposed) == QMM_OK && transposed == !by_rows &&
+              strcmp(k->name, single) == 0,
+          "1 x 384 product: %s%s, expected %s%s", k ? k->name : "none",
+          transposed ? " (transposed)" : "", single, by_rows ? "" : " (transposed)");
     qmm_plan *plan = NULL;
     CHECK(qmm_plan_create(&plan, 256, QMM_N_SYMBOLIC, 300) == QMM_OK, "symbolic plan");
     if (plan != NULL) {
         const char *mm = qmm_plan_kernel_name(plan, 128), *mv = qmm_plan_kernel_name(plan, 1);
         CHECK(mm != NULL && strcmp(mm, matrix) == 0, "symbolic plan, n=128: %s, expected %s",
               mm ? mm : "NULL", matrix);
-        CHECK(mv != NULL && strcmp(mv, GEMV) == 0, "symbolic plan, n=1: %s, expected " GEMV,
-              mv ? mv : "NULL");
+        CHECK(mv != NULL && strcmp(mv, gemv) == 0, "symbolic plan, n=1: %s, expected %s",
+              mv ? mv : "NULL", gemv);
         qmm_plan_destroy(plan);
     }
     checks++;
 }
 
-/* QMM_KERNEL names the SDOT kernel: an exact product where it can run, a
- * clean refusal (and C untouched) where it cannot. */
-static void forced_sdot(int dotprod_usable)
+/* QMM_KERNEL names a gated kernel: an exact product where it can run, a clean
+ * refusal (and C untouched) where it cannot, QMM_ERR_UNKNOWN_KERNEL where it
+ * is not built. n is 1 for a GEMV kernel, so that the kernel is asked for on
+ * its own role. */
+static void forced(const char *name, int built, int usable, size_t n)
 {
-    setenv("QMM_KERNEL", SDOT, 1);
-    enum { M = 19, N = 21, K = 37 };
+    setenv("QMM_KERNEL", name, 1);
+    enum { M = 19, K = 37, NMAX = 21 };
     test_matrix a = test_matrix_new(M, K, 1, LAYOUT_ROW, 0);
-    test_matrix b = test_matrix_new(K, N, 1, LAYOUT_ROW, 0);
-    test_matrix c = test_matrix_new(M, N, 4, LAYOUT_ROW, 0);
+    test_matrix b = test_matrix_new(K, n, 1, LAYOUT_ROW, 0);
+    test_matrix c = test_matrix_new(M, n, 4, LAYOUT_ROW, 0);
     test_matrix_fill_random_i8(&a);
     test_matrix_fill_random_i8(&b);
     for (size_t i = 0; i < M; i++)
-        for (size_t j = 0; j < N; j++)
-            ((int32_t *)c.base)[i * N + j] = 7;
-    int32_t ref[M * N];
+        for (size_t j = 0; j < n; j++)
+            ((int32_t *)c.base)[i * n + j] = 7;
+    int32_t ref[M * NMAX];
     test_reference(&a, &b, ref);
 
-    qmm_status want = !sdot_built ? QMM_ERR_UNKNOWN_KERNEL
-                      : dotprod_usable ? QMM_OK
-                                       : QMM_ERR_UNSUPPORTED;
-    qmm_status st = qmm_i8_i32(M, N, K, a.base, K, b.base, N, c.base, N);
-    CHECK(st == want, "QMM_KERNEL=" SDOT ": %s, expected %s", qmm_status_str(st),
+    qmm_status want = !built ? QMM_ERR_UNKNOWN_KERNEL : usable ? QMM_OK : QMM_ERR_UNSUPPORTED;
+    qmm_status st = qmm_i8_i32(M, n, K, a.base, K, b.base, n, c.base, n);
+    CHECK(st == want, "QMM_KERNEL=%s: %s, expected %s", name, qmm_status_str(st),
           qmm_status_str(want));
     if (st == QMM_OK) {
-        test_compare("QMM_KERNEL=" SDOT, &c, ref);
+        test_compare(name, &c, ref);
     } else {
         int untouched = 1;
-        for (size_t i = 0; i < (size_t)M * N; i++)
+        for (size_t i = 0; i < (size_t)M * n; i++)
             untouched &= ((int32_t *)c.base)[i] == 7;
         CHECK(untouched, "a refused call wrote C");
     }
@@ -182,45 +216,66 @@ static void forced_sdot(int dotprod_usable)
 
     qmm_plan *plan = NULL;
     st = qmm_plan_create(&plan, M, QMM_N_SYMBOLIC, K);
-    CHECK(st == want, "plan with QMM_KERNEL=" SDOT ": %s, expected %s", qmm_status_str(st),
+    CHECK(st == want, "plan with QMM_KERNEL=%s: %s, expected %s", name, qmm_status_str(st),
           qmm_status_str(want));
     if (st == QMM_OK) {
-        CHECK(strcmp(qmm_plan_kernel_name(plan, 5), SDOT) == 0, "plan does not run " SDOT);
+        CHECK(strcmp(qmm_plan_kernel_name(plan, n), name) == 0, "plan does not run %s", name);
         qmm_plan_destroy(plan);
     } else {
         CHECK(plan == NULL, "refused plan was set");
     }
-    printf("QMM_KERNEL=" SDOT " -> %s\n", qmm_status_str(st));
+    printf("QMM_KERNEL=%s -> %s\n", name, qmm_status_str(st));
     test_matrix_free(&a);
     test_matrix_free(&b);
     test_matrix_free(&c);
     checks++;
 }
 
+/* The modes: what they switch off (before the library's first look at its
+ * environment) and which kernel they force, if any. */
+static const struct mode {
+    const char *name;
+    const char *env, *value;
+    const char *forced;
+} modes[] = {
+    {"", NULL, NULL, NULL},
+    {"dotprod-disable", "QMM_DOTPROD_DISABLE", "1", NULL},
+    {"i8mm-disable", "QMM_DISABLE", "i8mm", NULL},
+    {"forced-sdot", NULL, NULL, SDOT},
+    {"forced-smmla", NULL, NULL, SMMLA},
+    {"forced-gemv-sdot", NULL, NULL, GEMV_SDOT},
+    {"forced-sdot-dotprod-disable", "QMM_DOTPROD_DISABLE", "1", SDOT},
+    {"forced-smmla-i8mm-disable", "QMM_DISABLE", "i8mm", SMMLA},
+};
+
 int main(int argc, char **argv)
 {
-    const char *mode = argc > 1 ? argv[1] : "";
-    int disable = strcmp(mode, "dotprod-disable") == 0 ||
-                  strcmp(mode, "forced-sdot-dotprod-disable") == 0;
-    int forced = strcmp(mode, "forced-sdot") == 0 ||
-                 strcmp(mode, "forced-sdot-dotprod-disable") == 0;
-    if (mode[0] != '\0' && !disable && !forced) {
-        fprintf(stderr, "unknown mode %s\n", mode);
+    const char *name = argc > 1 ? argv[1] : "";
+    const struct mode *mode = NULL;
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (strcmp(modes[i].name, name) == 0)
+            mode = &modes[i];
+    if (mode == NULL) {
+        fprintf(stderr, "unknown mode %s\n", name);
         return 2;
     }
-    /* Before the library's first look at its environment. */
-    if (disable)
-        setenv("QMM_DOTPROD_DISABLE", "1", 1);
+    if (mode->env != NULL)
+        setenv(mode->env, mode->value, 1);
 
-    int hw_dotprod = (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0;
-    qemu_cpu_agrees(hw_dotprod);
-    int usable = hw_dotprod && !disable;
+    tiers hw = {(getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0,
+                (getauxval(AT_HWCAP2) & HWCAP2_I8MM) != 0};
+    qemu_cpu_agrees(hw);
+    int dotprod_off = mode->env != NULL && strcmp(mode->env, "QMM_DOTPROD_DISABLE") == 0;
+    int i8mm_off = mode->value != NULL && strcmp(mode->value, "i8mm") == 0;
+    tiers use = {hw.dotprod && !dotprod_off, hw.dotprod && hw.i8mm && !dotprod_off && !i8mm_off};
 
-    if (forced) {
-        forced_sdot(usable);
+    if (mode->forced == NULL) {
+        registry(use);
+        selection(use);
+    } else if (strcmp(mode->forced, SMMLA) == 0) {
+        forced(SMMLA, i8mm_built, use.i8mm, 21);
     } else {
-        registry(usable);
-        selection(usable);
+        forced(mode->forced, dotprod_built, use.dotprod, strcmp(mode->forced, GEMV_SDOT) ? 21 : 1);
     }
     return test_finish("test_arm64_select", checks);
 }
