@@ -7,6 +7,7 @@
 #include <arm_neon.h>
 
 #include "../bulk.h"
+#include "lines8.h"
 
 /* One block of 4 depths of two adjacent panels (16 lines): x[i] is depth i,
  * lane c line c. After trn1/trn2 on bytes and halfwords u[r] holds the 4
@@ -54,22 +55,9 @@ static inline void block8(const int8_t *s, ptrdiff_t ds, int8_t *d)
     vst1q_s8(d + 16, vreinterpretq_s8_s32(hi));
 }
 
-/* B: lines (columns) adjacent, 8 per panel; panels by pairs, the odd one
- * last. */
+/* B: lines (columns) adjacent, 8 per panel. */
 void qmm_pack_i8_k4_lines8_neon(const int8_t *src, ptrdiff_t ds, size_t panels, size_t depths,
                                 unsigned char *dst, size_t panel_bytes)
 {
-    size_t j = 0;
-    for (; j + 2 <= panels; j += 2) {
-        int8_t *d0 = (int8_t *)(dst + j * panel_bytes), *d1 = d0 + panel_bytes;
-        const int8_t *s = src + j * 8;
-        for (size_t p = 0; p < depths; p += 4, s += 4 * ds, d0 += 32, d1 += 32)
-            block16(s, ds, d0, d1);
-    }
-    if (j < panels) {
-        int8_t *d = (int8_t *)(dst + j * panel_bytes);
-        const int8_t *s = src + j * 8;
-        for (size_t p = 0; p < depths; p += 4, s += 4 * ds, d += 32)
-            block8(s, ds, d);
-    }
+    lines8_panels(src, ds, panels, depths, dst, panel_bytes, 4, block16, block8);
 }

@@ -7,6 +7,7 @@
 #include <arm_neon.h>
 
 #include "../bulk.h"
+#include "lines8.h"
 
 /* Transposes the 8 source rows x[0..7] (depths p..p+7; lane c = line c) in
  * place: afterwards x[i] holds line i's 8 depths in its low 64 bits and line
@@ -64,23 +65,9 @@ static inline void block8(const int8_t *s, ptrdiff_t ds, int8_t *d)
         vst1_s8(d + 8 * i, x[i]);
 }
 
-/* B: lines (columns) adjacent, 8 per panel; panels by pairs, the odd one
- * last. Each pair is written block after block, reading 16 bytes of each
- * source row. */
+/* B: lines (columns) adjacent, 8 per panel. */
 void qmm_pack_i8_k8_lines8_neon(const int8_t *src, ptrdiff_t ds, size_t panels, size_t depths,
                                 unsigned char *dst, size_t panel_bytes)
 {
-    size_t j = 0;
-    for (; j + 2 <= panels; j += 2) {
-        int8_t *d0 = (int8_t *)(dst + j * panel_bytes), *d1 = d0 + panel_bytes;
-        const int8_t *s = src + j * 8;
-        for (size_t p = 0; p < depths; p += 8, s += 8 * ds, d0 += 64, d1 += 64)
-            block16(s, ds, d0, d1);
-    }
-    if (j < panels) {
-        int8_t *d = (int8_t *)(dst + j * panel_bytes);
-        const int8_t *s = src + j * 8;
-        for (size_t p = 0; p < depths; p += 8, s += 8 * ds, d += 64)
-            block8(s, ds, d);
-    }
+    lines8_panels(src, ds, panels, depths, dst, panel_bytes, 8, block16, block8);
 }

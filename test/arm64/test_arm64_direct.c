@@ -12,18 +12,11 @@
  * test/arm64/CMakeLists.txt runs it per kernel and CPU with the expected
  * status; this program cannot check its own death.
  */
-#include <sys/auxv.h>
 
 #include "dispatch/registry.h"
 #include "support/kernel_tile.h"
+#include "hwcaps.h"
 #include "support/testlib.h"
-
-#ifndef HWCAP_ASIMDDP
-#define HWCAP_ASIMDDP (1UL << 20)
-#endif
-#ifndef HWCAP2_I8MM
-#define HWCAP2_I8MM (1UL << 13)
-#endif
 
 int main(int argc, char **argv)
 {
@@ -37,8 +30,7 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("hwcap dotprod %s, i8mm %s; calling %s directly\n",
-           getauxval(AT_HWCAP) & HWCAP_ASIMDDP ? "yes" : "no",
-           getauxval(AT_HWCAP2) & HWCAP2_I8MM ? "yes" : "no", kern->name);
+           hwcap_dotprod() ? "yes" : "no", hwcap_i8mm() ? "yes" : "no", kern->name);
     fflush(stdout);
     test_seed(7);
     long checks = test_kernel_tile(kern, 37, kern->mr, kern->nr, LAYOUT_ROW, FILL_RANDOM);

@@ -33,19 +33,13 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 
 #include "dispatch/choose.h"
 #include "dispatch/registry.h"
 #include "dispatch/select.h"
+#include "hwcaps.h"
 #include "support/testlib.h"
 
-#ifndef HWCAP_ASIMDDP
-#define HWCAP_ASIMDDP (1UL << 20)
-#endif
-#ifndef HWCAP2_I8MM
-#define HWCAP2_I8MM (1UL << 13)
-#endif
 
 #define SMLAL "arm64_mmm_i8i32_8x8_smlal"
 #define SDOT "arm64_mmm_i8i32_8x8_sdot"
@@ -262,8 +256,7 @@ int main(int argc, char **argv)
     if (mode->env != NULL)
         setenv(mode->env, mode->value, 1);
 
-    tiers hw = {(getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0,
-                (getauxval(AT_HWCAP2) & HWCAP2_I8MM) != 0};
+    tiers hw = {hwcap_dotprod(), hwcap_i8mm()};
     qemu_cpu_agrees(hw);
     int dotprod_off = mode->env != NULL && strcmp(mode->env, "QMM_DOTPROD_DISABLE") == 0;
     int i8mm_off = mode->value != NULL && strcmp(mode->value, "i8mm") == 0;

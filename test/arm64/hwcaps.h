@@ -1,0 +1,26 @@
+/* The arm64 capability bits the tests read from the kernel themselves, not
+ * through cpu_features (the library's source), so that a wrong detection
+ * cannot agree with itself. */
+#ifndef QMM_TEST_ARM64_HWCAPS_H
+#define QMM_TEST_ARM64_HWCAPS_H
+
+#include <sys/auxv.h>
+
+#ifndef HWCAP_ASIMDDP
+#define HWCAP_ASIMDDP (1UL << 20)
+#endif
+#ifndef HWCAP2_I8MM
+#define HWCAP2_I8MM (1UL << 13)
+#endif
+
+static inline int hwcap_dotprod(void)
+{
+    return (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0;
+}
+
+static inline int hwcap_i8mm(void)
+{
+    return (getauxval(AT_HWCAP2) & HWCAP2_I8MM) != 0;
+}
+
+#endif
