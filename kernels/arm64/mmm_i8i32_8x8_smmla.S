@@ -138,16 +138,18 @@ QMM_FUNCTION qmm_arm64_mmm_i8i32_8x8_smmla_run
     QMM_STORE_8x8_STRIDED x3, x4, x5
 QMM_END_FUNCTION qmm_arm64_mmm_i8i32_8x8_smmla_run
 
-/* Partial rows: one block per iteration over \pairs row pairs, x8 blocks;
- * A's pointer steps over the whole block (x9 = 64 bytes). */
+/* Partial rows: one block per iteration over \pairs row pairs (1-4), x8
+ * blocks; A's pointer steps over the whole block (x9 = 64 bytes). */
 .macro ROWS_LOOP pairs
 1:
 .if \pairs == 1
     ld1     {v0.16b}, [x2], x9
 .elseif \pairs == 2
     ld1     {v0.16b, v1.16b}, [x2], x9
-.else
+.elseif \pairs == 3
     ld1     {v0.16b, v1.16b, v2.16b}, [x2], x9
+.else
+    ld1     {v0.16b, v1.16b, v2.16b, v3.16b}, [x2], x9
 .endif
     ld1     {v4.16b, v5.16b, v6.16b, v7.16b}, [x3], #64
     MMLA_PAIRS \pairs
@@ -169,13 +171,7 @@ QMM_FUNCTION qmm_arm64_mmm_i8i32_8x8_smmla_run_rows
     b.eq    .Lsmmla_rows_2
     cmp     w7, #3
     b.eq    .Lsmmla_rows_3
-    /* 7 rows: all four pairs, one block per iteration. */
-1:  ld1     {v0.16b, v1.16b, v2.16b, v3.16b}, [x2], #64
-    ld1     {v4.16b, v5.16b, v6.16b, v7.16b}, [x3], #64
-    MMLA_PAIRS 4
-    subs    x8, x8, #1
-    b.ne    1b
-    b       .Lsmmla_rows_store
+    ROWS_LOOP 4                             /* 7 rows: all four pairs */
 .Lsmmla_rows_1:
     ROWS_LOOP 1
 .Lsmmla_rows_2:
