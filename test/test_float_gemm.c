@@ -36,8 +36,6 @@
 
 #define COUNT(x) (sizeof(x) / sizeof((x)[0]))
 
-enum { MAX_THREADS_TRIED = 4 };
-
 static long checks;
 static const char *kernel = "the selector's kernel"; /* for messages */
 
@@ -259,23 +257,23 @@ static double element_value(const void *p, size_t at, size_t elem)
     return elem == 4 ? ((const float *)p)[at] : ((const double *)p)[at];
 }
 
-/* The call on 1 to MAX_THREADS_TRIED threads (with some, on 1 and one other
+/* The call on 1 to TEST_MAX_THREADS threads (with some, on 1 and one other
  * count in turn), C as it was before each: C's elements equal to ref (dense
  * m x n) bit for bit, nothing around them written. */
 static size_t turn;
 static void check_threads(const product *p, gemm_call call, const void *ref, int some,
                           const char *what)
 {
-    const size_t other = 2 + turn++ % (MAX_THREADS_TRIED - 1);
+    size_t counts[TEST_MAX_THREADS];
+    const size_t runs = test_thread_counts(some, turn++, counts);
     const size_t elem = call.is_f64 ? 8 : 4;
     test_matrix c = test_matrix_new(p->m, p->n, elem, LAYOUT_ROW, p->ldc - p->n);
     unsigned char *c_init = malloc(c.bytes);
     memcpy(c_init, c.mem, c.bytes);
     call.c = c.base;
     call.ldc = p->ldc;
-    for (size_t threads = 1; threads <= MAX_THREADS_TRIED; threads++) {
-        if (some && threads > 1 && threads != other)
-            continue;
+    for (size_t r = 0; r < runs; r++) {
+        const size_t threads = counts[r];
         memcpy(c.mem, c_init, c.bytes);
         qmm_set_num_threads(threads);
         qmm_status st = run_gemm(&call);

@@ -29,8 +29,6 @@
 
 #define COUNT(x) (sizeof(x) / sizeof((x)[0]))
 
-enum { MAX_THREADS_TRIED = 4 };
-
 static long checks;
 static const char *forced; /* this process's QMM_KERNEL, NULL for the selector */
 
@@ -415,17 +413,18 @@ static void compare(const qcase *q, const char *what)
     checks++;
 }
 
-/* qmm_gemm on 1 to MAX_THREADS_TRIED threads (on 1 and one other count,
- * cycling, when some), C as it was before each. */
+/* qmm_gemm on 1 to TEST_MAX_THREADS threads (on 1 and one other count,
+ * cycling with m, when some), C as it was before each. */
 static void run_threads(qcase *q, const char *what, int some)
 {
     char label[512], desc[384];
     describe(&q->d, desc, sizeof desc);
     if (q->ref == NULL)
         reference(q);
-    for (size_t t = 1; t <= MAX_THREADS_TRIED; t++) {
-        if (some && t > 1 && t != 2 + q->d.m % (MAX_THREADS_TRIED - 1))
-            continue;
+    size_t counts[TEST_MAX_THREADS];
+    const size_t runs = test_thread_counts(some, q->d.m, counts);
+    for (size_t r = 0; r < runs; r++) {
+        const size_t t = counts[r];
         memcpy(q->c.mem, q->c_init, q->c.bytes);
         qmm_set_num_threads(t);
         qmm_status st = qmm_gemm(&q->d);
@@ -812,7 +811,7 @@ static void plan_case(const plan_spec *p)
         snprintf(what + at, sizeof what - (size_t)at, "symbolic");
     else
         snprintf(what + at, sizeof what - (size_t)at, "%zu", p->free);
-    qmm_set_num_threads(1 + test_rand_below(MAX_THREADS_TRIED));
+    qmm_set_num_threads(1 + test_rand_below(TEST_MAX_THREADS));
     qmm_plan *plan = NULL;
     qmm_status st;
     if (p->old) {
@@ -845,7 +844,7 @@ static void plan_case(const plan_spec *p)
             describe(&q.d, desc, sizeof desc);
             qmm_gemm_desc rd = q.d;
             *(wa ? &rd.a : &rd.b) = (qmm_operand){.data = NULL};
-            for (size_t t = 1; t <= MAX_THREADS_TRIED; t++) {
+            for (size_t t = 1; t <= TEST_MAX_THREADS; t++) {
                 memcpy(q.c.mem, q.c_init, q.c.bytes);
                 qmm_set_num_threads(t);
                 qmm_status rs = qmm_plan_gemm(plan, &rd);

@@ -25,8 +25,6 @@
 
 #define COUNT(x) (sizeof(x) / sizeof((x)[0]))
 
-enum { MAX_THREADS_TRIED = 4 };
-
 static long checks;
 
 static const char *const per_names[] = {"none", "matrix", "row", "col", "row_col"};
@@ -517,14 +515,9 @@ static void check_round_trip(const ftype *t, const call *c, const char *what)
     checks++;
 }
 
-/* Each call runs on 1 thread and on one other count, 2 to MAX_THREADS_TRIED
+/* Each call runs on 1 thread and on one other count, 2 to TEST_MAX_THREADS
  * in turn: each against the reference, so the same bits on all of them. */
 static size_t turn;
-static void thread_counts(size_t counts[2])
-{
-    counts[0] = 1;
-    counts[1] = 2 + turn++ % (MAX_THREADS_TRIED - 1);
-}
 
 /* One quantization on 1 and some other thread count against the reference,
  * then its properties and its round trip. */
@@ -534,9 +527,9 @@ static void check_quantize(const ftype *t, call c, const char *data)
     describe(t, &c, data, what, sizeof what);
     expected e = ref_quantize(t, &c);
     CHECK(e.status == QMM_OK, "%s: the test's data is invalid", what);
-    size_t counts[2];
-    thread_counts(counts);
-    for (size_t r = 0; r < 2 && e.status == QMM_OK; r++) {
+    size_t counts[TEST_MAX_THREADS];
+    const size_t runs = test_thread_counts(1, turn++, counts);
+    for (size_t r = 0; r < runs && e.status == QMM_OK; r++) {
         const size_t threads = counts[r];
         outputs o = outputs_new(t, &c);
         c.q = o.q.base;
@@ -753,9 +746,9 @@ static double rand_scale(const ftype *t)
 static void check_dequantize(const ftype *t, call c, const char *what)
 {
     char label[300];
-    size_t counts[2];
-    thread_counts(counts);
-    for (size_t r = 0; r < 2; r++) {
+    size_t counts[TEST_MAX_THREADS];
+    const size_t runs = test_thread_counts(1, turn++, counts);
+    for (size_t r = 0; r < runs; r++) {
         const size_t threads = counts[r];
         test_matrix x = test_matrix_new(c.rows, c.cols, t->size, LAYOUT_ROW, c.ldx - c.cols);
         c.x = x.base;

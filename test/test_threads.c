@@ -34,8 +34,6 @@
 
 static long checks;
 
-enum { MAX_THREADS_TRIED = 4 };
-
 /* Shapes in units of the kernel's tile: rows = mr*rt + ro, and so on. */
 typedef struct shape {
     size_t rt, ro, ct, co, k;
@@ -71,7 +69,7 @@ static void one_shot(const qmm_kernel *kern, const shape *s, test_layout la)
     test_matrix_fill_random_i8(&b);
     int32_t *ref = malloc(m * n * sizeof *ref);
     test_reference(&a, &b, ref);
-    for (size_t t = 1; t <= MAX_THREADS_TRIED; t++) {
+    for (size_t t = 1; t <= TEST_MAX_THREADS; t++) {
         test_matrix c = test_matrix_new(m, n, 4, LAYOUT_ROW, 1);
         qmm_set_num_threads(t);
         qmm_status st = qmm_product(kern, m, n, s->k, a.base, a.rs, a.cs, b.base, b.rs, b.cs,
@@ -98,7 +96,7 @@ static void plans(size_t m, size_t k)
     test_matrix a = test_matrix_new(m, k, 1, LAYOUT_ROW, 0);
     test_matrix_fill_random_i8(&a);
     static const size_t ns[] = {1, 7, 300};
-    for (size_t tp = 1; tp <= MAX_THREADS_TRIED; tp++) {
+    for (size_t tp = 1; tp <= TEST_MAX_THREADS; tp++) {
         qmm_set_num_threads(tp);
         qmm_plan *plan;
         CHECK(qmm_plan_create(&plan, m, QMM_N_SYMBOLIC, k) == QMM_OK &&
@@ -109,7 +107,7 @@ static void plans(size_t m, size_t k)
             test_matrix_fill_random_i8(&b);
             int32_t *ref = malloc(m * ns[i] * sizeof *ref);
             test_reference(&a, &b, ref);
-            for (size_t tr = 1; tr <= MAX_THREADS_TRIED; tr++) {
+            for (size_t tr = 1; tr <= TEST_MAX_THREADS; tr++) {
                 test_matrix c = test_matrix_new(m, ns[i], 4, LAYOUT_ROW, 0);
                 qmm_set_num_threads(tr);
                 qmm_status st = qmm_plan_run(plan, ns[i], b.base, ns[i], c.base, ns[i]);

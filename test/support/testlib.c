@@ -76,6 +76,18 @@ int test_each_kernel_main(int argc, char **argv, const char *name, long *checks,
 
 static uint64_t rng_state = 1;
 
+size_t test_thread_counts(int some, size_t key, size_t counts[TEST_MAX_THREADS])
+{
+    if (some) {
+        counts[0] = 1;
+        counts[1] = 2 + key % (TEST_MAX_THREADS - 1);
+        return 2;
+    }
+    for (size_t t = 0; t < TEST_MAX_THREADS; t++)
+        counts[t] = t + 1;
+    return TEST_MAX_THREADS;
+}
+
 void test_seed(uint64_t seed)
 {
     rng_state = seed ? seed : 1;
