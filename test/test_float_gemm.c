@@ -414,6 +414,19 @@ static product constant_lines(size_t k, const double a[2], const double b[3])
     return p;
 }
 
+/* The 2 x 3 x k product of constant lines p (float, or double with slices)
+ * on 1 and one other thread count, against want. */
+static void check_constant_lines(const product *p, int is_f64, qmm_granularity g, int slices,
+                                 const void *want, const char *what)
+{
+    const size_t k = p->k, elem = is_f64 ? 8 : 4;
+    void *oa = operand_new(p->a, 2, k, k, elem), *ob = operand_new(p->b, k, 3, 3, elem);
+    gemm_call call = {is_f64, 2, 3, k, oa, k, ob, 3, NULL, 0, g, slices};
+    check_threads(p, call, want, 1, what);
+    free(oa);
+    free(ob);
+}
+
 static int beyond_int32(int64_t s)
 {
     return s > INT32_MAX || s < INT32_MIN;
@@ -441,11 +454,7 @@ static void sgemm_deep(size_t k)
         CHECK(wraps, "sgemm deep, %s: no sum beyond int32", granularity_names[g]);
         char what[96];
         snprintf(what, sizeof what, "sgemm 2x3x%zu constant lines, %s", k, granularity_names[g]);
-        void *oa = operand_new(p.a, 2, k, k, 4), *ob = operand_new(p.b, k, 3, 3, 4);
-        gemm_call call = {0, 2, 3, k, oa, k, ob, 3, NULL, 0, granularities[g], 0};
-        check_threads(&p, call, want, 1, what);
-        free(oa);
-        free(ob);
+        check_constant_lines(&p, 0, granularities[g], 0, want, what);
     }
     product_free(&p);
 }
@@ -481,11 +490,7 @@ static void dgemm_deep(size_t k)
         char what[96];
         snprintf(what, sizeof what, "dgemm 2x3x%zu constant lines, %s, 2 slices", k,
                  granularity_names[g]);
-        void *oa = operand_new(p.a, 2, k, k, 8), *ob = operand_new(p.b, k, 3, 3, 8);
-        gemm_call call = {1, 2, 3, k, oa, k, ob, 3, NULL, 0, granularities[g], 2};
-        check_threads(&p, call, want, 1, what);
-        free(oa);
-        free(ob);
+        check_constant_lines(&p, 1, granularities[g], 2, want, what);
     }
     product_free(&p);
 }
