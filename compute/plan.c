@@ -75,40 +75,64 @@ static qmm_plan_role *sharable(qmm_plan *p, int r)
     return NULL;
 }
 
+/* Whether role r's packed A is its own, not an earlier role's. */
+static int owns_packing(const qmm_plan *p, int r)
+{
+    for (int q = 0; q < r; q++)
+        if (p->roles[q].packed_a == p->roles[r].packed_a)
+            return 0;
+    return 1;
+}
+
 static void plan_release(qmm_plan *p)
 {
     free(p->weights_sums);
     free(p->weights_neg_zps);
     p->weights_sums = p->weights_neg_zps = NULL;
-    for (int r = 0; r < QMM_ROLE_COUNT; r++) {
-        int shared = 0;
-        for (int q = 0; q < r; q++)
-            shared |= p->roles[q].packed_a == p->roles[r].packed_a;
-        if (!shared)
+    for (int r = 0; r < QMM_ROLE_COUNT; r++)
+        if (owns_packing(p, r))
             free(p->roles[r].packed_a);
-    }
     for (int r = 0; r < QMM_ROLE_COUNT; r++)
         p->roles[r].packed_a = NULL;
 }
 
-/* The weights' zero points and line sums, and, for uint8, their flipped
- * copy (*copy, to free) to pack from; w is the plan's A. */
-static qmm_status prepare_weights(qmm_plan *p, const qmm_operand *w, int8_t **copy)
+/* Every buffer packing the weights needs, before anything of the weights is
+ * read: a plan too large to pack is refused on its allocations alone, so a
+ * caller's A is never read beyond what a packable plan would read, whatever
+ * the machine's overcommit lets malloc promise. *copy is the flipped copy of
+ * uint8 weights (to free), or NULL. */
+static qmm_status allocate_weights(qmm_plan *p, const qmm_operand *w, int8_t **copy)
 {
     const size_t m = p->m, k = p->k;
     *copy = NULL;
     p->weights_sums = calloc(m != 0 ? m : 1, sizeof(int32_t));
-    if (w->zero_point.per == QMM_PER_ROW)
+    int ok = p->weights_sums != NULL;
+    if (w->zero_point.per == QMM_PER_ROW) {
         p->weights_neg_zps = malloc((m != 0 ? m : 1) * sizeof(int32_t));
-    if (w->type == QMM_TYPE_U8 && m != 0 && k != 0)
+        ok &= p->weights_neg_zps != NULL;
+    }
+    if (w->type == QMM_TYPE_U8 && m != 0 && k != 0) {
         *copy = m <= SIZE_MAX / k ? malloc(m * k) : NULL;
-    if (p->weights_sums == NULL || (w->zero_point.per == QMM_PER_ROW && p->weights_neg_zps == NULL) ||
-        (w->type == QMM_TYPE_U8 && m != 0 && k != 0 && *copy == NULL)) {
+        ok &= *copy != NULL;
+    }
+    if (!ok) {
         qmm_log("out of memory: the weights' sums and zero points (m=%zu k=%zu)", m, k);
         return QMM_ERR_NO_MEMORY;
     }
-    p->weights = qmm_side_zero_points(w, m, p->weights_neg_zps);
-    qmm_side_data(&p->weights, w, 0, m, k, 1, p->weights_sums, *copy);
+    for (int r = 0; r < QMM_ROLE_COUNT; r++) {
+        qmm_plan_role *role = &p->roles[r];
+        if (role->kernel == NULL || role->packed_bytes == 0)
+            continue;
+        const qmm_plan_role *twin = sharable(p, r);
+        role->packed_a = twin != NULL ? twin->packed_a
+                                      : aligned_alloc(role->kernel->a_format->align,
+                                                      role->packed_bytes);
+        if (role->packed_a == NULL) {
+            qmm_log("out of memory: %zu bytes for A packed for %s", role->packed_bytes,
+                    role->kernel->name);
+            return QMM_ERR_NO_MEMORY;
+        }
+    }
     return QMM_OK;
 }
 
@@ -123,32 +147,22 @@ static qmm_status plan_pack_weights(qmm_plan *p, const qmm_operand *w)
     qmm_status st = qmm_check_a(p->m, p->k, w->data, w->rs, w->cs);
     int8_t *copy = NULL;
     if (st == QMM_OK)
-        st = prepare_weights(p, w, &copy);
-    for (int r = 0; r < QMM_ROLE_COUNT && st == QMM_OK; r++) {
-        qmm_plan_role *role = &p->roles[r];
-        if (role->kernel == NULL || role->packed_bytes == 0)
-            continue;
-        const qmm_plan_role *twin = sharable(p, r);
-        if (twin != NULL) {
-            role->packed_a = twin->packed_a;
-            continue;
-        }
-        role->packed_a = aligned_alloc(role->kernel->a_format->align, role->packed_bytes);
-        if (role->packed_a == NULL) {
-            qmm_log("out of memory: %zu bytes for A packed for %s", role->packed_bytes,
-                    role->kernel->name);
-            st = QMM_ERR_NO_MEMORY;
-            break;
-        }
-        qmm_packed_a_fill(role->kernel, &role->blk, p->m, p->k, p->weights.data,
-                          p->weights.rs, p->weights.cs, role->packed_a);
-    }
-    free(copy);
-    p->weights.data = NULL;
+        st = allocate_weights(p, w, &copy);
     if (st != QMM_OK) {
+        free(copy);
         plan_release(p);
         return st;
     }
+    p->weights = qmm_side_zero_points(w, p->m, p->weights_neg_zps);
+    qmm_side_data(&p->weights, w, 0, p->m, p->k, 1, p->weights_sums, copy);
+    for (int r = 0; r < QMM_ROLE_COUNT; r++) {
+        const qmm_plan_role *role = &p->roles[r];
+        if (role->packed_a != NULL && owns_packing(p, r))
+            qmm_packed_a_fill(role->kernel, &role->blk, p->m, p->k, p->weights.data,
+                              p->weights.rs, p->weights.cs, role->packed_a);
+    }
+    free(copy);
+    p->weights.data = NULL;
     p->packed = 1;
     return QMM_OK;
 }

@@ -20,7 +20,7 @@ static const char *const fault_texts[FAULT_COUNT][3] = {
     [FAULT_RUN_UNPACKED] = {"qmm_plan_run before qmm_plan_pack_a"},
     [FAULT_PACK_TWICE] = {"qmm_plan_pack_a twice, the second with other values"},
     [FAULT_WRONG_N] = {"qmm_plan_run with n - 1"},
-    [FAULT_NO_MEMORY] = {"m = 2^40, k = 2^20, lda = k: A too large to pack"},
+    [FAULT_NO_MEMORY] = {"m = 2^24, k = 2^36, lda = k: A too large to pack"},
 };
 
 static const char *fault_text(fuzz_fault f, unsigned variant)
