@@ -1,145 +1,301 @@
 #include "job.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 #include "../platform/log.h"
 #include "loops.h"
+#include "packed_a.h"
 #include "partition.h"
 #include "threads.h"
+#include "work.h"
 #include "workspace.h"
 
-/* What the tasks of one run share. */
+/* The most bytes of packed panels one sweep holds: the call's buffer, which
+ * its calling thread keeps for the next call. 4096^3 on the AVX2 kernel (A
+ * and B sign-extended to int16) is one sweep. */
+#define SWEEP_BYTES ((size_t)64 << 20)
+
+/* A sweep cut in depth still holds this many panels of each operand, so that
+ * its tasks have panels to share out. */
+enum { SWEEP_MIN_PANELS = 8 };
+
+static atomic_size_t sweep_bytes_set;
+
+void qmm_job_set_sweep_bytes(size_t bytes)
+{
+    atomic_store_explicit(&sweep_bytes_set, bytes, memory_order_relaxed);
+}
+
+/* Where A's panels come from. */
+typedef enum a_source {
+    A_PLAN,      /* packed by a plan, every one */
+    A_IN_PLACE,  /* A's own rows; only a last partial panel packed */
+    A_PACKED,    /* packed by the tasks, shared */
+} a_source;
+
+static a_source a_source_of(const qmm_job *job)
+{
+    return job->packed_a != NULL     ? A_PLAN
+           : qmm_loops_a_in_place(job) ? A_IN_PLACE
+                                       : A_PACKED;
+}
+
+/* The size of every sweep but the last ones of each dimension: rows and
+ * columns (multiples of mr and nr), k blocks. Rows, then columns, then k
+ * blocks are cut only as far as the bound needs: the depth only when a few
+ * panels of each operand over all of it do not fit, and then C's sums are
+ * revisited once per sweep in depth. */
+typedef struct sweep_cut {
+    size_t rows, cols, k_blocks;
+} sweep_cut;
+
+static sweep_cut cut(const qmm_job *job)
+{
+    const qmm_blocking *blk = &job->blk;
+    const size_t set = atomic_load_explicit(&sweep_bytes_set, memory_order_relaxed);
+    const size_t bound = set != 0 ? set : SWEEP_BYTES;
+    const size_t a_panel = a_source_of(job) == A_PACKED ? blk->a_panel[0] : 0;
+    const size_t b_panel = blk->b_panel[0];
+    sweep_cut c = {blk->m_panels, blk->n_panels, blk->k_blocks};
+    const double strip = (double)(a_panel + b_panel) * SWEEP_MIN_PANELS;
+    if (strip * (double)c.k_blocks > (double)bound) {
+        c.k_blocks = (size_t)((double)bound / strip);
+        c.k_blocks = c.k_blocks < 1 ? 1 : c.k_blocks;
+    }
+    /* Bytes of one panel over the sweep's depth. */
+    const double a_line = (double)a_panel * (double)c.k_blocks;
+    const double b_line = (double)b_panel * (double)c.k_blocks;
+    if (a_line * (double)c.rows > (double)bound / 2) {
+        c.rows = (size_t)((double)bound / 2 / a_line);
+        c.rows = c.rows < 1 ? 1 : c.rows;
+    }
+    const double b_room = (double)bound - a_line * (double)c.rows;
+    if (b_line * (double)c.cols > b_room) {
+        c.cols = (size_t)(b_room / b_line);
+        c.cols = c.cols < 1 ? 1 : c.cols;
+    }
+    c.rows *= job->kern->mr;
+    c.cols *= job->kern->nr;
+    return c;
+}
+
+static size_t sweep_count(const qmm_job *job, const sweep_cut *c)
+{
+    return qmm_ceil_div(job->m, c->rows) * qmm_ceil_div(job->n, c->cols) *
+           qmm_ceil_div(job->blk.k_blocks, c->k_blocks);
+}
+
+/* Sweep s: the depth innermost, then columns, then rows. */
+static qmm_range sweep_at(const qmm_job *job, const sweep_cut *c, size_t s)
+{
+    const size_t in_k = qmm_ceil_div(job->blk.k_blocks, c->k_blocks);
+    const size_t in_n = qmm_ceil_div(job->n, c->cols);
+    const size_t gk = s % in_k, gn = s / in_k % in_n, gm = s / (in_k * in_n);
+    qmm_range r = {.i0 = gm * c->rows, .j0 = gn * c->cols, .kb0 = gk * c->k_blocks};
+    r.i1 = job->m - r.i0 < c->rows ? job->m : r.i0 + c->rows;
+    r.j1 = job->n - r.j0 < c->cols ? job->n : r.j0 + c->cols;
+    r.kb1 = job->blk.k_blocks - r.kb0 < c->k_blocks ? job->blk.k_blocks : r.kb0 + c->k_blocks;
+    return r;
+}
+
+/* The call's buffer: the largest sweep's panels of A and of B and their
+ * states, the sums of a C that is not int32 when a tile's are made in
+ * several steps, and the partial copies of C of a depth split. */
+typedef struct call_layout {
+    size_t a, b, a_state, b_state, sums, partials, total;
+} call_layout;
+
+static size_t aligned(size_t bytes)
+{
+    return bytes > SIZE_MAX - (QMM_WORKSPACE_ALIGN - 1)
+               ? 0
+               : (bytes + QMM_WORKSPACE_ALIGN - 1) / QMM_WORKSPACE_ALIGN * QMM_WORKSPACE_ALIGN;
+}
+
+/* What the tasks of one sweep share. */
 typedef struct run_state {
     const qmm_job *job;
+    qmm_panels a, b;
+    qmm_range sweep;
     qmm_partition part;
-    size_t largest;          /* the largest task's workspace */
-    unsigned char *call;     /* the call's own buffer (qmm_workspace_take), of call_bytes: */
-    size_t call_bytes;
-    int32_t *partials;       /*   tk - 1 partial copies of C, m x n, row-major */
-    unsigned char *failed;   /*   per task: its workspace could not be had */
-    qmm_c_view sums;         /* the first part's sums: the job's c, or m x n in the buffer */
-    const qmm_epilogue *finish;  /* the stage, when the tasks finish their tiles */
+    int first_k, last_k;     /* the sweep begins, ends the depth */
+    qmm_c_view sums;         /* part 0's sums: the job's c, or m x n in the buffer */
+    int32_t *partials;       /* parts 1..tk-1: m x n each, row-major */
+    atomic_uint_least64_t packed_a, packed_b, tiles;
 } run_state;
-
-static void run_task_in(const run_state *s, size_t t, unsigned char *ws)
-{
-    size_t part;
-    qmm_range r = qmm_partition_range(s->job, &s->part, t, &part);
-    qmm_c_view to = s->sums;
-    if (part > 0)
-        to = (qmm_c_view){s->partials + (part - 1) * s->job->m * s->job->n,
-                          (ptrdiff_t)s->job->n, 1};
-    qmm_loops_run(s->job, &r, &to, s->finish, ws);
-}
-
-static size_t task_workspace(const run_state *s, size_t t)
-{
-    size_t part;
-    qmm_range r = qmm_partition_range(s->job, &s->part, t, &part);
-    return qmm_loops_workspace(s->job, &r);
-}
 
 static void run_task(void *context, size_t t)
 {
     run_state *s = context;
-    unsigned char *ws = qmm_workspace(QMM_WS_TASK, task_workspace(s, t));
-    if (ws == NULL) {
-        s->failed[t] = 1;  /* the caller runs it, in the workspace it set aside */
-        return;
-    }
-    run_task_in(s, t, ws);
+    const qmm_job *job = s->job;
+    size_t part;
+    const qmm_range r = qmm_partition_range(job, &s->part, &s->sweep, t, &part);
+    qmm_c_view partial = {0};
+    if (part > 0)
+        partial = (qmm_c_view){s->partials + (part - 1) * job->m * job->n, (ptrdiff_t)job->n, 1};
+    const qmm_task_out out = {
+        .to = part == 0 ? &s->sums : &partial,
+        .fresh = part > 0 || s->first_k,
+        .finish = part == 0 && s->part.tk == 1 && s->last_k ? job->epi : NULL,
+    };
+    qmm_work done = {0};
+    qmm_loops_run(job, &s->a, &s->b, &r, &out, &done);
+    atomic_fetch_add_explicit(&s->packed_a, done.packed_a, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->packed_b, done.packed_b, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->tiles, done.tiles, memory_order_relaxed);
 }
 
-/* Adds the partial sums of the depth parts after the first to the first's,
- * the last through the stage. */
-static void add_partials(const run_state *s)
+/* Adds the partial sums of the sweep's depth parts after the first to the
+ * first's, the last through the stage when the sweep ends the depth; returns
+ * the bytes added. */
+static uint64_t add_partials(const run_state *s)
 {
     const qmm_job *job = s->job;
+    const qmm_range *w = &s->sweep;
+    const size_t rows = w->i1 - w->i0, cols = w->j1 - w->j0;
     for (size_t p = 1; p < s->part.tk; p++)
-        qmm_tile_put(&s->sums, p + 1 == s->part.tk ? job->epi : NULL, 0, 0, job->m, job->n,
-                     s->partials + (p - 1) * job->m * job->n, job->n, QMM_TILE_ADD);
+        qmm_tile_put(&s->sums, p + 1 == s->part.tk && s->last_k ? job->epi : NULL, w->i0, w->j0,
+                     rows, cols, s->partials + (p - 1) * job->m * job->n + w->i0 * job->n + w->j0,
+                     job->n, QMM_TILE_ADD);
+    return (uint64_t)(s->part.tk - 1) * rows * cols * sizeof(int32_t);
 }
 
-/* Whether the sums of a C that is not int32 need a buffer of their own:
- * when a tile's are made in several steps. */
-static int needs_sums_buffer(const run_state *s)
+/* Bytes of panels the tasks pack in sweep w: what its split weighs. */
+static size_t sweep_packing(const qmm_job *job, a_source src, const qmm_range *w)
 {
-    const qmm_job *job = s->job;
-    return job->epi != NULL && job->epi->type != QMM_TYPE_I32 &&
-           (job->blk.k_blocks > 1 || s->part.tk > 1);
+    const qmm_blocking *blk = &job->blk;
+    const unsigned mr = job->kern->mr, nr = job->kern->nr;
+    size_t b = qmm_panels_bytes(blk->b_panel, blk, w->kb0, w->kb1,
+                                qmm_ceil_div(w->j1 - w->j0, nr));
+    size_t a = src != A_PACKED ? 0
+                               : qmm_panels_bytes(blk->a_panel, blk, w->kb0, w->kb1,
+                                                  qmm_ceil_div(w->i1 - w->i0, mr));
+    return a > SIZE_MAX - b ? SIZE_MAX : a + b;
 }
 
-/* Sets aside, before any task writes C, all a run can need that might not
- * be had: the caller's task workspace for the largest task (a task whose own
- * thread cannot get one runs again on the caller; a workspace only grows, or
- * stays as it was when it cannot, so the caller still has it then, whatever
- * other calls this thread made meanwhile) and the call's own buffer of
- * partial sums and failure flags. */
-static qmm_status set_aside(run_state *s, size_t tasks)
+/* Adds a part of bytes (0 standing for an overflow when it may not be 0) to
+ * the layout's total, aligned; returns the part, 0 once the total overflows. */
+static size_t place(call_layout *l, size_t bytes, int empty_ok)
 {
-    size_t need = 0;
-    for (size_t t = 0; t < tasks; t++) {
-        size_t w = task_workspace(s, t);
-        if (w == 0) {
-            qmm_log("invalid argument: the packing workspace of %s for k=%zu overflows size_t",
-                    s->job->kern->name, s->job->k);
-            return QMM_ERR_INVALID_ARG;
-        }
-        need = w > need ? w : need;
+    const size_t part = aligned(bytes);
+    if ((part == 0 && !empty_ok) || part > SIZE_MAX - l->total) {
+        l->total = SIZE_MAX;
+        return 0;
     }
-    s->largest = need;
-    if (qmm_workspace(QMM_WS_TASK, need) == NULL)
-        return QMM_ERR_NO_MEMORY;
-    /* tk > 1 only for a C small enough (compute/partition.c): no overflow. */
-    const size_t mn = s->job->m * s->job->n;
-    const size_t partial_bytes = (s->part.tk - 1) * mn * sizeof(int32_t);
-    size_t sums_bytes = 0;
-    if (needs_sums_buffer(s)) {
-        if (mn > (SIZE_MAX - partial_bytes - tasks) / sizeof(int32_t)) {
-            qmm_log("out of memory: the sums of a %zu x %zu C overflow size_t", s->job->m,
-                    s->job->n);
-            return QMM_ERR_NO_MEMORY;
-        }
-        sums_bytes = mn * sizeof(int32_t);
-    }
-    s->call = qmm_workspace_take(QMM_WS_CALL, sums_bytes + partial_bytes + tasks,
-                                 &s->call_bytes);
-    if (s->call == NULL)
-        return QMM_ERR_NO_MEMORY;
-    s->sums = s->job->c;
-    if (sums_bytes != 0)
-        s->sums = (qmm_c_view){(int32_t *)(void *)s->call, (ptrdiff_t)s->job->n, 1};
-    s->partials = (int32_t *)(void *)(s->call + sums_bytes);
-    s->failed = s->call + sums_bytes + partial_bytes;
-    memset(s->failed, 0, tasks);
-    return QMM_OK;
+    l->total += part;
+    return part;
+}
+
+/* The call's buffer for sweeps up to the first (the largest in every
+ * dimension), with depth splits of up to most_tk parts; total 0 when that
+ * overflows size_t. */
+static call_layout lay_out(const qmm_job *job, a_source src, const qmm_range *first,
+                           size_t most_tk)
+{
+    const qmm_blocking *blk = &job->blk;
+    const size_t a_count = src == A_PACKED    ? qmm_ceil_div(first->i1, job->kern->mr)
+                           : src == A_IN_PLACE ? 1
+                                               : 0;
+    const size_t b_count = qmm_ceil_div(first->j1, job->kern->nr);
+    const size_t depth = first->kb1;
+    const size_t mn = job->m * job->n;  /* bounded by C's check */
+    const int sums = job->epi != NULL && job->epi->type != QMM_TYPE_I32 &&
+                     (blk->k_blocks > 1 || most_tk > 1);
+    call_layout l = {0};
+    l.a = place(&l, qmm_panels_bytes(blk->a_panel, blk, 0, depth, a_count), a_count == 0);
+    l.b = place(&l, qmm_panels_bytes(blk->b_panel, blk, 0, depth, b_count), 0);
+    l.a_state = place(&l, depth * a_count, 1);
+    l.b_state = place(&l, depth * b_count, 1);
+    if (sums)
+        l.sums = place(&l, mn > SIZE_MAX / sizeof(int32_t) ? 0 : mn * sizeof(int32_t), 0);
+    /* most_tk > 1 only for a C small enough (compute/partition.c): no overflow. */
+    l.partials = place(&l, (most_tk - 1) * mn * sizeof(int32_t), 1);
+    if (l.total == SIZE_MAX)
+        l.total = 0;
+    return l;
 }
 
 static qmm_status run(const qmm_job *job)
 {
+    const qmm_kernel *kern = job->kern;
+    const qmm_blocking *blk = &job->blk;
+    const a_source src = a_source_of(job);
+    const sweep_cut c = cut(job);
+    const size_t sweeps = sweep_count(job, &c);
     qmm_team team = qmm_team_join(qmm_partition_threads(job));
-    run_state s = {.job = job, .part = qmm_partition_choose(job, team.threads)};
-    s.finish = s.part.tk == 1 ? job->epi : NULL;
-    const size_t tasks = qmm_partition_tasks(&s.part);
-    qmm_team_shrink(&team, tasks);
-    qmm_status st = set_aside(&s, tasks);
-    if (st == QMM_OK) {
-        qmm_team_run(&team, tasks, run_task, &s);
-        for (size_t t = 0; t < tasks; t++)
-            if (s.failed[t])
-                run_task_in(&s, t, qmm_workspace(QMM_WS_TASK, s.largest));
-        add_partials(&s);
+    /* Every sweep's split first: the team and the buffer serve the largest. */
+    size_t most_tasks = 1, most_tk = 1;
+    for (size_t i = 0; i < sweeps; i++) {
+        const qmm_range w = sweep_at(job, &c, i);
+        qmm_partition p = qmm_partition_choose(job, &w, sweep_packing(job, src, &w), team.threads);
+        most_tasks = qmm_partition_tasks(&p) > most_tasks ? qmm_partition_tasks(&p) : most_tasks;
+        most_tk = p.tk > most_tk ? p.tk : most_tk;
     }
-    if (s.call != NULL)
-        qmm_workspace_return(QMM_WS_CALL, s.call, s.call_bytes);
+    qmm_team_shrink(&team, most_tasks);
+    const qmm_range first = sweep_at(job, &c, 0);
+    const call_layout l = lay_out(job, src, &first, most_tk);
+    size_t got = 0;
+    unsigned char *buf = l.total == 0 ? NULL : qmm_workspace_take(QMM_WS_CALL, l.total, &got);
+    if (buf == NULL) {
+        if (l.total == 0)
+            qmm_log("out of memory: the packed panels and sums of %s for m=%zu n=%zu k=%zu "
+                    "overflow size_t", kern->name, job->m, job->n, job->k);
+        qmm_team_leave(&team);
+        return QMM_ERR_NO_MEMORY;
+    }
+    unsigned char *at = buf;
+    run_state s = {.job = job, .sums = job->c};
+    s.a = src == A_PLAN ? qmm_packed_a(kern, blk, job->m, NULL, 0, 0, job->packed_a)
+                        : (qmm_panels){.format = kern->a_format, .r = kern->mr, .src = job->a,
+                                       .ls = job->rsa, .ds = job->csa, .lines = job->m,
+                                       .bytes = blk->a_panel, .data = at,
+                                       .state = (atomic_uchar *)(at + l.a + l.b)};
+    s.b = (qmm_panels){.format = kern->b_format, .r = kern->nr, .src = job->b, .ls = job->csb,
+                       .ds = job->rsb, .lines = job->n, .bytes = blk->b_panel,
+                       .data = at + l.a, .state = (atomic_uchar *)(at + l.a + l.b + l.a_state)};
+    at += l.a + l.b + l.a_state + l.b_state;
+    if (l.sums != 0)
+        s.sums = (qmm_c_view){(int32_t *)(void *)at, (ptrdiff_t)job->n, 1};
+    s.partials = (int32_t *)(void *)(at + l.sums);
+    if (src == A_IN_PLACE)
+        qmm_panels_reset(&s.a, 0, 1, blk->m_panels - 1, 1);
+    qmm_work work = {.threads = team.threads, .sweeps = sweeps};
+    /* A stays packed from one column sweep to the next of the same rows and depth. */
+    size_t held_i0 = SIZE_MAX, held_kb0 = SIZE_MAX;
+    for (size_t i = 0; i < sweeps; i++) {
+        s.sweep = sweep_at(job, &c, i);
+        const qmm_range *w = &s.sweep;
+        s.first_k = w->kb0 == 0;
+        s.last_k = w->kb1 == blk->k_blocks;
+        if (src == A_PACKED && (w->i0 != held_i0 || w->kb0 != held_kb0)) {
+            qmm_panels_reset(&s.a, w->kb0, w->kb1, w->i0 / kern->mr,
+                             qmm_ceil_div(w->i1 - w->i0, kern->mr));
+            held_i0 = w->i0;
+            held_kb0 = w->kb0;
+        }
+        qmm_panels_reset(&s.b, w->kb0, w->kb1, w->j0 / kern->nr,
+                         qmm_ceil_div(w->j1 - w->j0, kern->nr));
+        s.part = qmm_partition_choose(job, w, sweep_packing(job, src, w), team.threads);
+        const size_t tasks = qmm_partition_tasks(&s.part);
+        qmm_team_run(&team, tasks, run_task, &s);
+        work.reduced += add_partials(&s);
+        work.tasks += tasks;
+    }
+    qmm_workspace_return(QMM_WS_CALL, buf, got);
     qmm_team_leave(&team);
-    return st;
+    work.packed_a = atomic_load(&s.packed_a);
+    work.packed_b = atomic_load(&s.packed_b);
+    work.tiles = atomic_load(&s.tiles);
+    qmm_work_record(&work);
+    return QMM_OK;
 }
 
 qmm_status qmm_job_run(qmm_job *job)
 {
     if (job->k == 0) {
         qmm_tile_put(&job->c, job->epi, 0, 0, job->m, job->n, NULL, 0, QMM_TILE_STORE);
+        qmm_work_record(&(qmm_work){.threads = 1});
         return QMM_OK;
     }
     qmm_status st = qmm_blocking_init(&job->blk, job->kern, job->m, job->n, job->k);

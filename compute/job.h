@@ -1,10 +1,13 @@
 /*
  * A job: one product as the loop nest sees it, and how it runs.
  *
- * qmm_job_run splits the job into tasks (compute/partition.h), gives each
- * calling or pool thread its workspace, runs the tasks on a team of threads
- * (compute/threads.h), and adds up the partial sums of a depth split. Each
- * task is the loop nest over its range of C (compute/loops.h).
+ * qmm_job_run cuts the job into sweeps (parts of C and of the depth whose
+ * packed panels fit a bound on memory: usually the whole product is one),
+ * sets aside the call's buffer, and runs each sweep on a team of threads
+ * (compute/threads.h): its A and B panels packed once and shared
+ * (compute/panels.h), its tiles split into tasks (compute/partition.h), each
+ * the loop nest over its range (compute/loops.h), then the partial sums of a
+ * depth split added.
  */
 #ifndef QMM_JOB_H
 #define QMM_JOB_H
@@ -38,9 +41,14 @@ typedef struct qmm_job {
 } qmm_job;
 
 /* Runs the job: fills its blocking (blk) for its kernel and sizes, then
- * computes C (from zero sums when k == 0). QMM_ERR_INVALID_ARG when the
- * sizes overflow, QMM_ERR_NO_MEMORY for want of memory, both before C is
- * written and said under QMM_VERBOSE. */
+ * computes C (from zero sums when k == 0), recording its work
+ * (compute/work.h). QMM_ERR_INVALID_ARG when the sizes overflow,
+ * QMM_ERR_NO_MEMORY for want of memory, both before C is written and said
+ * under QMM_VERBOSE. */
 qmm_status qmm_job_run(qmm_job *job);
+
+/* Sets the bytes of packed panels a sweep may hold (0 restores the default):
+ * tests lower it so that small products take the paths of very large ones. */
+void qmm_job_set_sweep_bytes(size_t bytes);
 
 #endif

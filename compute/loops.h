@@ -2,12 +2,11 @@
  * The loop nest of one task: C's tiles over a range of rows, columns and k
  * blocks, in BLIS's order. Outermost first:
  *
- *   k block    (pc)  A's rows of the range packed for this block, when B has
- *                    several blocks, A comes from its source and the rows fit
- *                    the blocking's a_rows
- *   B block    (jc)  nc columns packed into the workspace, kept in L2/L3
- *   A block    (ic)  mc rows: from the plan's packed A, read in place, from
- *                    the rows packed for the k block, or packed right here
+ *   k block    (pc)
+ *   B block    (jc)  nc columns: their panels made ready (compute/panels.h),
+ *                    shared with the tasks of the other row groups
+ *   A block    (ic)  mc rows: from the plan's packed A, read in place, or their
+ *                    panels made ready, shared with the other column groups
  *   B panel    (jr)  nr columns, stays in L1 across the A panels
  *   A panel    (ir)  one tile: compute/tile.h
  *
@@ -15,8 +14,8 @@
  * set up once per task, on the thread that runs it.
  *
  * A is read in place (qmm_a_in_place) when it is already in the layout of the
- * kernel's panels and the range covers the whole depth in one block: its full
- * panels are A's own rows, and only a last partial panel is packed.
+ * kernel's panels and the whole depth is one block: its full panels are A's
+ * own rows, and only a last partial panel is packed.
  */
 #ifndef QMM_LOOPS_H
 #define QMM_LOOPS_H
@@ -24,9 +23,11 @@
 #include <stddef.h>
 
 #include "job.h"
+#include "panels.h"
+#include "work.h"
 
-/* A task's part of C: rows [i0, i1), columns [j0, j1) (tile boundaries, or
- * the end of C) and k blocks [kb0, kb1). */
+/* A part of C: rows [i0, i1), columns [j0, j1) (tile boundaries, or the end
+ * of C) and k blocks [kb0, kb1). */
 typedef struct qmm_range {
     size_t i0, i1, j0, j1, kb0, kb1;
 } qmm_range;
@@ -45,14 +46,20 @@ int qmm_a_in_place(const qmm_kernel *kern, size_t k, size_t kp, ptrdiff_t rsa, p
  * layout (qmm_a_in_place), the whole depth one k block. */
 int qmm_loops_a_in_place(const qmm_job *job);
 
-/* Workspace bytes the nest needs for range r of job; 0 when that overflows. */
-size_t qmm_loops_workspace(const qmm_job *job, const qmm_range *r);
+/* Where a task's sums go: the view `to` (C, a buffer of sums with C's extent,
+ * or a depth part's partial sums), stored in the range's first k block when
+ * fresh, else added; with finish not NULL, the tiles of the range's last k
+ * block go through that stage into C (compute/tile.h). */
+typedef struct qmm_task_out {
+    const qmm_c_view *to;
+    int fresh;
+    const qmm_epilogue *finish;
+} qmm_task_out;
 
-/* Runs the nest over range r, writing its sums to `to` (C, or a buffer of
- * sums with C's extent), in a workspace of qmm_loops_workspace() bytes
- * aligned to QMM_WORKSPACE_ALIGN; with finish not NULL, the tiles of the
- * range's last k block go through that stage into C (compute/tile.h). */
-void qmm_loops_run(const qmm_job *job, const qmm_range *r, const qmm_c_view *to,
-                   const qmm_epilogue *finish, unsigned char *ws);
+/* Runs the nest over range r, reading A's and B's panels from a and b (A's
+ * full panels from its source when job reads A in place), adding what it
+ * packed and computed to *done. */
+void qmm_loops_run(const qmm_job *job, const qmm_panels *a, const qmm_panels *b,
+                   const qmm_range *r, const qmm_task_out *out, qmm_work *done);
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * A packed whole, as a plan keeps it: for each k block in turn
- * (compute/blocking.h), the ceil(m/mr) panels of that block's depths.
+ * A packed whole, as a plan keeps it: the layout of compute/panels.h with
+ * every panel of every k block (kb0 = p0 = 0, count = ceil(m / mr)).
  */
 #ifndef QMM_PACKED_A_H
 #define QMM_PACKED_A_H
@@ -9,20 +9,19 @@
 #include <stdint.h>
 
 #include "../kernels/kernel.h"
-#include "blocking.h"
+#include "panels.h"
+
+/* A plan's packed A (data, of qmm_panels_bytes() over all of it) as panels
+ * to read, every one packed; src describes A's source for qmm_packed_a_fill. */
+qmm_panels qmm_packed_a(const qmm_kernel *kern, const qmm_blocking *blk, size_t m,
+                        const int8_t *src, ptrdiff_t rsa, ptrdiff_t csa,
+                        const unsigned char *data);
 
 /* Bytes of A packed whole; 0 when that overflows. */
-size_t qmm_packed_a_bytes(const qmm_kernel *kern, const qmm_blocking *blk, size_t m);
+size_t qmm_packed_a_bytes(const qmm_blocking *blk);
 
-/* The panel of rows [row, row + mr) (row a multiple of mr) of k block kb. */
-const unsigned char *qmm_packed_a_panel(const qmm_kernel *kern, const qmm_blocking *blk,
-                                        size_t m, const unsigned char *packed, size_t kb,
-                                        size_t row);
-
-/* Packs all of A (element (i,p) at a[i*rsa + p*csa], m x k) into dst, which
- * holds qmm_packed_a_bytes() bytes aligned to QMM_PACK_MAX_ALIGN, on as many
- * threads as its size is worth. */
-void qmm_packed_a_fill(const qmm_kernel *kern, const qmm_blocking *blk, size_t m, size_t k,
-                       const int8_t *a, ptrdiff_t rsa, ptrdiff_t csa, unsigned char *dst);
+/* Packs all of a (from qmm_packed_a, with its source) into its data, aligned to
+ * QMM_PACK_MAX_ALIGN, on as many threads as its size is worth. */
+void qmm_packed_a_fill(const qmm_panels *a, const qmm_blocking *blk);
 
 #endif

@@ -1,10 +1,11 @@
 /*
- * How a job is split into tasks: a grid of tm x tn blocks of C's tiles, each
- * block's depth possibly cut into tk parts (k blocks) whose partial sums are
- * added at the end. Every task packs what its part reads, so splitting rows
- * packs B once per row group and splitting columns packs A (from its source)
- * once per column group; the split chosen is the one whose largest task costs
- * least, counting multiply-adds, packing and the final additions.
+ * How a sweep of a job (compute/job.c) is split into tasks: a grid of tm x tn
+ * blocks of C's tiles, each block's depth possibly cut into tk parts (k
+ * blocks) whose partial sums are added at the end. The tasks share the
+ * packed panels (compute/panels.h), so no split packs more than another; the
+ * split chosen is the one whose largest task costs least, counting
+ * multiply-adds, the panels it reads, its share of the packing and the final
+ * additions.
  */
 #ifndef QMM_PARTITION_H
 #define QMM_PARTITION_H
@@ -31,16 +32,19 @@ void qmm_partition_set_small_product(size_t macs);
  * measured default). */
 size_t qmm_partition_small(size_t fallback);
 
-/* The split of job over at most threads tasks. */
-qmm_partition qmm_partition_choose(const qmm_job *job, size_t threads);
+/* The split of the sweep (a range of job) over at most threads tasks; packed:
+ * the bytes of panels the sweep packs. */
+qmm_partition qmm_partition_choose(const qmm_job *job, const qmm_range *sweep, size_t packed,
+                                   size_t threads);
 
 static inline size_t qmm_partition_tasks(const qmm_partition *p)
 {
     return p->tm * p->tn * p->tk;
 }
 
-/* Task t's range, and its depth part (0 for the part that stores to C). */
-qmm_range qmm_partition_range(const qmm_job *job, const qmm_partition *p, size_t t,
-                              size_t *part);
+/* Task t's range within the sweep, and its depth part (0 for the part that
+ * adds to the sums of earlier sweeps, and finishes C). */
+qmm_range qmm_partition_range(const qmm_job *job, const qmm_partition *p,
+                              const qmm_range *sweep, size_t t, size_t *part);
 
 #endif

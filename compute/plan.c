@@ -32,7 +32,7 @@ static qmm_status fill_role(qmm_plan *p, enum qmm_role r, const qmm_kernel *kern
     qmm_status st = qmm_blocking_init(&role->blk, kern, p->m, 1, p->k);
     if (st != QMM_OK)
         return st;
-    role->packed_bytes = qmm_packed_a_bytes(kern, &role->blk, p->m);
+    role->packed_bytes = qmm_packed_a_bytes(&role->blk);
     if (role->packed_bytes == 0) {
         qmm_log("invalid argument: packing m=%zu k=%zu for %s overflows size_t", p->m, p->k,
                 kern->name);
@@ -157,9 +157,11 @@ static qmm_status plan_pack_weights(qmm_plan *p, const qmm_operand *w)
     qmm_side_data(&p->weights, w, 0, p->m, p->k, 1, p->weights_sums, copy);
     for (int r = 0; r < QMM_ROLE_COUNT; r++) {
         const qmm_plan_role *role = &p->roles[r];
-        if (role->packed_a != NULL && owns_packing(p, r))
-            qmm_packed_a_fill(role->kernel, &role->blk, p->m, p->k, p->weights.data,
-                              p->weights.rs, p->weights.cs, role->packed_a);
+        if (role->packed_a != NULL && owns_packing(p, r)) {
+            const qmm_panels a = qmm_packed_a(role->kernel, &role->blk, p->m, p->weights.data,
+                                              p->weights.rs, p->weights.cs, role->packed_a);
+            qmm_packed_a_fill(&a, &role->blk);
+        }
     }
     free(copy);
     p->weights.data = NULL;

@@ -57,7 +57,10 @@ static size_t rounded(size_t bytes)
     return bytes > SIZE_MAX - (step - 1) ? 0 : (bytes + step - 1) / step * step;
 }
 
-void *qmm_workspace(enum qmm_workspace_slot slot, size_t bytes)
+/* The calling thread's buffer of slot, at least bytes long (its contents
+ * undefined), or NULL when it cannot be allocated; a buffer that could not
+ * grow is kept as it was. */
+static void *slot_buffer(enum qmm_workspace_slot slot, size_t bytes)
 {
     buffer *b = &buffers[slot];
     if (bytes <= b->bytes && b->data != NULL)
@@ -78,7 +81,7 @@ void *qmm_workspace(enum qmm_workspace_slot slot, size_t bytes)
 
 void *qmm_workspace_take(enum qmm_workspace_slot slot, size_t bytes, size_t *size)
 {
-    void *data = qmm_workspace(slot, bytes);
+    void *data = slot_buffer(slot, bytes);
     if (data != NULL) {
         *size = buffers[slot].bytes;
         buffers[slot] = (buffer){NULL, 0};

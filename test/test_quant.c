@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compute/job.h"
 #include "compute/partition.h"
 #include "support/testlib.h"
 
@@ -569,6 +570,21 @@ static void deep(void)
         }
 }
 
+/* Sweeps of a panel or so (compute/job.h), as a product too large for one
+ * sweep has them: C's sums made over several sweeps in depth, each one's
+ * depth split over the threads, the stage applied after the last. */
+static void swept(void)
+{
+    static const size_t shapes[][3] = {{7, 33, 2500}, {40, 70, 300}};
+    qmm_job_set_sweep_bytes(1);
+    for (size_t e = 0; e < COUNT(shapes); e++)
+        for (size_t o = 0; o < COUNT(output_types); o++) {
+            spec s = random_spec(shapes[e][0], shapes[e][1], shapes[e][2], output_types[o]);
+            check_spec(&s, "swept", 0);
+        }
+    qmm_job_set_sweep_bytes(0);
+}
+
 /* m == 1, n == 1, both, and k == 0 (A and B NULL: the stage still applies to
  * acc = 0); m == 0 and n == 0 do nothing, whatever the pointers. */
 static void edges(void)
@@ -899,6 +915,7 @@ static void suite(void)
     rounding_vectors();
     float_vectors();
     plans();
+    swept();
 }
 
 /* ---- invalid arguments -------------------------------------------------------- */

@@ -23,7 +23,7 @@
 #include <omp.h>
 #endif
 
-#include "compute/blocking.h"
+#include "compute/job.h"
 #include "compute/gemm.h"
 #include "compute/partition.h"
 #include "compute/threads.h"
@@ -50,7 +50,7 @@ static const shape shapes[] = {
     {8, 3, 3, 0, 256, "A row-major, k a multiple of 64 (read in place)"},
 };
 
-static const shape tall = {0, 130, 0, 200, 1024, "B in several blocks, A packed a block at a time"};
+static const shape tall = {0, 130, 0, 200, 1024, "B in several blocks, A in several sweeps"};
 
 static size_t dim(size_t tile, size_t tiles, size_t extra)
 {
@@ -163,11 +163,13 @@ static void identity(void)
             one_shot(kern, &shapes[s], LAYOUT_ROW);
             one_shot(kern, &shapes[s], LAYOUT_COL);
         }
-        /* A too tall to pack whole per k block: an A block at a time, again
-         * for every B block. */
-        qmm_blocking_set_a_rows_bytes(1);
+        /* Sweeps of a panel or so: rows, columns and depth cut as a very
+         * large product's are. */
+        qmm_job_set_sweep_bytes(1);
         one_shot(kern, &tall, LAYOUT_ROW);
-        qmm_blocking_set_a_rows_bytes(0);
+        for (size_t s = 1; s < 4; s++)  /* deep, a few tiles, many tiles */
+            one_shot(kern, &shapes[s], LAYOUT_ROW);
+        qmm_job_set_sweep_bytes(0);
     }
 }
 

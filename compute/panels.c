@@ -1,0 +1,85 @@
+#include "panels.h"
+
+#include <sched.h>
+
+enum { FREE, PACKING, PACKED };
+
+/* Lines of a run of claimed panels: at least a cache line of a row-major
+ * source's row (adjacent lines, as B's columns are), so that no two tasks
+ * split one line between them. */
+enum { RUN_LINES = 64 };
+
+void qmm_panels_reset(qmm_panels *x, size_t kb0, size_t kb1, size_t p0, size_t count)
+{
+    x->kb0 = kb0;
+    x->p0 = p0;
+    x->count = count;
+    for (size_t i = 0; i < (kb1 - kb0) * count; i++)
+        atomic_init(&x->state[i], FREE);
+}
+
+size_t qmm_panels_bytes(const size_t bytes[2], const qmm_blocking *blk, size_t kb0, size_t kb1,
+                        size_t count)
+{
+    const int last = kb1 == blk->k_blocks;
+    const size_t full = kb1 - kb0 - last;
+    if (count != 0 && (bytes[0] > SIZE_MAX / count || full > SIZE_MAX / (bytes[0] * count)))
+        return 0;
+    size_t total = full * bytes[0] * count;
+    if (last && count != 0 && bytes[1] > (SIZE_MAX - total) / count)
+        return 0;
+    return total + (last ? bytes[1] * count : 0);
+}
+
+size_t qmm_panels_pack(const qmm_panels *x, const qmm_blocking *blk, size_t kb, size_t p0,
+                       size_t count)
+{
+    const size_t first = p0 * x->r;
+    const size_t lines = x->lines - first < count * x->r ? x->lines - first : count * x->r;
+    qmm_pack_panels(x->format, x->r, qmm_block_depth(blk, kb),
+                    x->src + (ptrdiff_t)first * x->ls + (ptrdiff_t)(kb * blk->kc) * x->ds, x->ls,
+                    x->ds, lines, qmm_block_source_depth(blk, kb),
+                    (unsigned char *)qmm_panels_at(x, blk, kb, p0));
+    return count * x->bytes[qmm_block_kind(blk, kb)];
+}
+
+static int claim(atomic_uchar *s)
+{
+    unsigned char expected = FREE;
+    return atomic_load_explicit(s, memory_order_relaxed) == FREE &&
+           atomic_compare_exchange_strong_explicit(s, &expected, PACKING, memory_order_relaxed,
+                                                   memory_order_relaxed);
+}
+
+/* Waits for a panel another task is packing: it is running, so not for long. */
+static void wait_packed(const atomic_uchar *s)
+{
+    for (unsigned spins = 0; atomic_load_explicit(s, memory_order_acquire) != PACKED; spins++)
+        if (spins >= 64)
+            sched_yield();
+}
+
+size_t qmm_panels_ready(const qmm_panels *x, const qmm_blocking *blk, size_t kb, size_t p0,
+                        size_t p1)
+{
+    if (x->state == NULL)
+        return 0;
+    atomic_uchar *state = x->state + (kb - x->kb0) * x->count;
+    const size_t run_most = qmm_ceil_div(RUN_LINES, x->r);
+    size_t packed = 0;
+    /* Indices into state count from the first panel held. */
+    for (size_t p = p0 - x->p0; p < p1 - x->p0; p++) {
+        if (!claim(&state[p]))
+            continue;
+        size_t end = p + 1;
+        while (end < p1 - x->p0 && end - p < run_most && claim(&state[end]))
+            end++;
+        packed += qmm_panels_pack(x, blk, kb, x->p0 + p, end - p);
+        for (size_t q = p; q < end; q++)
+            atomic_store_explicit(&state[q], PACKED, memory_order_release);
+        p = end - 1;
+    }
+    for (size_t p = p0 - x->p0; p < p1 - x->p0; p++)
+        wait_packed(&state[p]);
+    return packed;
+}

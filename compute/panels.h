@@ -1,0 +1,66 @@
+/*
+ * An operand's panels, packed once per product and shared by the tasks that
+ * read them (BLIS packs a block of B together with the threads that share
+ * it; here without a barrier, so that any engine's pool can run the tasks).
+ *
+ * Each panel of each k block has a state: free, being packed, packed. A task
+ * about to read panels [p0, p1) of a k block claims the free ones (runs of
+ * them, one packing call a run), packs what it claimed, then waits for those
+ * that other tasks claimed. A claim is only ever held by a task that is
+ * running and packing, never waiting, so a wait always ends: the tasks may run
+ * in any order, on any number of threads, one included. Whoever packs a panel,
+ * it is packed exactly once, so the bytes packed do not depend on the threads.
+ *
+ * The panels of k block kb lie back to back, from the first panel the buffer
+ * holds (p0) on: panel p of block kb at (kb - kb0) * count * bytes[0] +
+ * (p - p0) * bytes[kind of kb], the layout of a plan's packed A (kb0 = p0 = 0,
+ * count = every panel), which is an instance whose panels are all packed.
+ */
+#ifndef QMM_PANELS_H
+#define QMM_PANELS_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blocking.h"
+
+typedef struct qmm_panels {
+    const qmm_pack_format *format;
+    unsigned r;                 /* lines per panel: mr for A, nr for B */
+    const int8_t *src;          /* line i, depth p at src[i*ls + p*ds] */
+    ptrdiff_t ls, ds;
+    size_t lines;               /* the operand's lines: m for A, n for B */
+    const size_t *bytes;        /* one panel's bytes by kind of k block (blocking.h) */
+    unsigned char *data;
+    atomic_uchar *state;        /* per k block, then panel; NULL: every panel packed */
+    size_t kb0, p0, count;      /* the first k block and panel held, panels per k block */
+} qmm_panels;
+
+/* Points x at panels [p0, p0 + count) of k blocks [kb0, kb1), none packed
+ * yet; x->state has room for them. */
+void qmm_panels_reset(qmm_panels *x, size_t kb0, size_t kb1, size_t p0, size_t count);
+
+/* Panel p of k block kb, packed or not. */
+static inline const unsigned char *qmm_panels_at(const qmm_panels *x, const qmm_blocking *blk,
+                                                 size_t kb, size_t p)
+{
+    return x->data + (kb - x->kb0) * x->count * x->bytes[0] +
+           (p - x->p0) * x->bytes[qmm_block_kind(blk, kb)];
+}
+
+/* Bytes of the panels [p0, p0 + count) of k blocks [kb0, kb1); 0 on overflow. */
+size_t qmm_panels_bytes(const size_t bytes[2], const qmm_blocking *blk, size_t kb0, size_t kb1,
+                        size_t count);
+
+/* Packs panels [p0, p0 + count) of k block kb from x's source to where
+ * qmm_panels_at puts them, and returns the bytes written. */
+size_t qmm_panels_pack(const qmm_panels *x, const qmm_blocking *blk, size_t kb, size_t p0,
+                       size_t count);
+
+/* Makes panels [p0, p1) of k block kb packed, packing those this task can
+ * claim, and returns the bytes it packed. */
+size_t qmm_panels_ready(const qmm_panels *x, const qmm_blocking *blk, size_t kb, size_t p0,
+                        size_t p1);
+
+#endif
