@@ -102,9 +102,12 @@ static enum bench_exit run_shapes(const bench_options *opt)
     }
     bench_report_begin(opt->csv, who, opt->contenders);
     enum bench_exit result = time_shapes(opt, who, results);
-    if (result != EXIT_BAD_REQUEST)
+    if (result != EXIT_BAD_REQUEST) {
         bench_report_weights_read(opt->csv, opt->shapes, results, opt->shape_count, who,
                                   opt->contenders);
+        bench_report_work(opt->csv, opt->shapes, results, opt->shape_count, who,
+                          opt->contenders);
+    }
     free(results);
     return result;
 }

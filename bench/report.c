@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "bandwidth.h"
@@ -56,14 +57,16 @@ void bench_report_begin(int csv, const bench_contender *who, size_t count)
     if (!csv && count == 1)
         printf("on %s: %s\n", ta, oa);
     if (count == 1 && csv)
-        printf("m,k,n,kernel,threads,reps,median_seconds,gops,check,a_type,out,weights\n");
+        printf("m,k,n,kernel,threads,reps,median_seconds,gops,check,a_type,out,weights,"
+               "tasks,packed_bytes,tiles,reduced_bytes\n");
     else if (count == 1)
         printf("%-*s %-*s %6s %12s %9s  %s\n", SHAPE_WIDTH, "shape MxKxN",
                bench_kernel_name_width(), "kernel", "reps", "median us", "GOPS", "check");
     else if (csv)
         printf("m,k,n,kernel_a,kernel_b,threads_a,threads_b,reps,median_seconds_a,gops_a,"
                "median_seconds_b,gops_b,ratio_b_over_a,check_a,check_b,a_type_a,out_a,"
-               "a_type_b,out_b,weights_a,weights_b\n");
+               "a_type_b,out_b,weights_a,weights_b,tasks_a,tasks_b,packed_bytes_a,"
+               "packed_bytes_b,tiles_a,tiles_b,reduced_bytes_a,reduced_bytes_b\n");
     else
         printf("A = %s, %s, on %s\nB = %s, %s, on %s\n"
                "%-*s %6s %12s %9s %12s %9s %7s  %-7s %s\n",
@@ -74,15 +77,22 @@ void bench_report_begin(int csv, const bench_contender *who, size_t count)
     fflush(stdout);
 }
 
+static uint64_t packed(const qmm_work *w)
+{
+    return w->packed_a + w->packed_b;
+}
+
 static void print_single(int csv, bench_shape s, const bench_contender *who,
                          const bench_shape_result *r)
 {
     const bench_outcome *o = &r->per[0];
     if (csv) {
-        printf("%zu,%zu,%zu,%s,%zu,%zu,%.9g,%.4f,%s,%s,%s,%s\n", s.m, s.k, s.n, o->kernel,
-               threads_of(who), r->reps, o->median_seconds, gops(s, o->median_seconds),
-               verdict(o), bench_a_names[who->a], bench_out_names[who->out],
-               bench_weights_names[who->weights]);
+        printf("%zu,%zu,%zu,%s,%zu,%zu,%.9g,%.4f,%s,%s,%s,%s,%zu,%llu,%llu,%llu\n", s.m, s.k,
+               s.n, o->kernel, threads_of(who), r->reps, o->median_seconds,
+               gops(s, o->median_seconds), verdict(o), bench_a_names[who->a],
+               bench_out_names[who->out], bench_weights_names[who->weights], o->work.tasks,
+               (unsigned long long)packed(&o->work), (unsigned long long)o->work.tiles,
+               (unsigned long long)o->work.reduced);
         return;
     }
     char text[BENCH_SHAPE_TEXT_SIZE];
@@ -99,13 +109,17 @@ static void print_comparison(int csv, bench_shape s, const bench_contender *who,
     /* Speed of B relative to A: above 1 when B is faster. */
     double ratio = x->median_seconds / y->median_seconds;
     if (csv) {
-        printf("%zu,%zu,%zu,%s,%s,%zu,%zu,%zu,%.9g,%.4f,%.9g,%.4f,%.4f,%s,%s,%s,%s,%s,%s,%s,%s\n",
+        printf("%zu,%zu,%zu,%s,%s,%zu,%zu,%zu,%.9g,%.4f,%.9g,%.4f,%.4f,%s,%s,%s,%s,%s,%s,%s,%s,"
+               "%zu,%zu,%llu,%llu,%llu,%llu,%llu,%llu\n",
                s.m, s.k, s.n, x->kernel, y->kernel, threads_of(&who[0]),
                threads_of(&who[1]), r->reps, x->median_seconds, gops(s, x->median_seconds),
                y->median_seconds, gops(s, y->median_seconds), ratio, verdict(x), verdict(y),
                bench_a_names[who[0].a], bench_out_names[who[0].out], bench_a_names[who[1].a],
                bench_out_names[who[1].out], bench_weights_names[who[0].weights],
-               bench_weights_names[who[1].weights]);
+               bench_weights_names[who[1].weights], x->work.tasks, y->work.tasks,
+               (unsigned long long)packed(&x->work), (unsigned long long)packed(&y->work),
+               (unsigned long long)x->work.tiles, (unsigned long long)y->work.tiles,
+               (unsigned long long)x->work.reduced, (unsigned long long)y->work.reduced);
         return;
     }
     char text[BENCH_SHAPE_TEXT_SIZE];
@@ -173,6 +187,34 @@ void bench_report_weights_read(int csv, const bench_shape *shapes,
     for (size_t i = 0; i < shape_count; i++)
         for (size_t w = 0; w < count && results[i].reps != 0; w++)
             print_weights_read(shapes[i], who, w, count, &results[i].per[w]);
+}
+
+/* y over x, or 0 when x did none. */
+static double relative(uint64_t y, uint64_t x)
+{
+    return x != 0 ? (double)y / (double)x : 0;
+}
+
+void bench_report_work(int csv, const bench_shape *shapes, const bench_shape_result *results,
+                       size_t shape_count, const bench_contender *who, size_t count)
+{
+    if (csv || count != 2 || threads_of(&who[0]) == threads_of(&who[1]))
+        return;
+    printf("\nwork of one call, A -> B (B/A): tasks, bytes packed, tiles, partial sums added\n");
+    for (size_t i = 0; i < shape_count; i++) {
+        if (results[i].reps == 0)
+            continue;
+        const qmm_work *x = &results[i].per[0].work, *y = &results[i].per[1].work;
+        char text[BENCH_SHAPE_TEXT_SIZE];
+        bench_format_shape(shapes[i], text);
+        printf("%-*s %zu -> %zu tasks, %.2f -> %.2f MiB packed (%.3f), %llu -> %llu tiles "
+               "(%.3f), %.1f -> %.1f KiB added\n",
+               SHAPE_WIDTH, text, x->tasks, y->tasks, (double)packed(x) / (1 << 20),
+               (double)packed(y) / (1 << 20), relative(packed(y), packed(x)),
+               (unsigned long long)x->tiles, (unsigned long long)y->tiles,
+               relative(y->tiles, x->tiles), (double)x->reduced / 1024,
+               (double)y->reduced / 1024);
+    }
 }
 
 void bench_report_bandwidth(double bytes_per_second)

@@ -23,6 +23,14 @@ void bench_report_weights_read(int csv, const bench_shape *shapes,
                                const bench_shape_result *results, size_t shape_count,
                                const bench_contender *who, size_t count);
 
+/* After the table, when the two contenders run on different thread counts
+ * (--threads N,M), what one call did on each (compute/work.h): the tasks,
+ * the bytes packed and the tiles computed, B's against A's, and the partial
+ * sums added: the work a product does on more threads, counted, not timed.
+ * In CSV these are columns of the table. */
+void bench_report_work(int csv, const bench_shape *shapes, const bench_shape_result *results,
+                       size_t shape_count, const bench_contender *who, size_t count);
+
 /* --bandwidth's answer, given in bytes per second. */
 void bench_report_bandwidth(double bytes_per_second);
 

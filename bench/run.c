@@ -66,6 +66,7 @@ static double timed_multiply(const call *x, bench_outcome *o)
     double start = bench_now();
     qmm_status st = multiply(x);
     double seconds = bench_now() - start;
+    o->work = qmm_work_last();
     if (st != QMM_OK && o->status == QMM_OK)
         o->status = st;
     return seconds;

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "compute/work.h"
 #include "kernels/kernel.h"
 #include "qmm/qmm.h"
 #include "quantized.h"
@@ -44,6 +45,7 @@ typedef struct bench_outcome {
     double median_seconds;
     qmm_status status;          /* of the first call that failed, else QMM_OK */
     bench_check check;
+    qmm_work work;              /* what its last call did (compute/work.h) */
 } bench_outcome;
 
 typedef struct bench_shape_result {
