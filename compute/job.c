@@ -50,31 +50,32 @@ typedef struct sweep_cut {
     size_t rows, cols, k_blocks;
 } sweep_cut;
 
+/* How many things of `each` bytes fit in room: at least one. */
+static size_t how_many(double room, double each)
+{
+    const double n = room / each;
+    return n < 1 ? 1 : (size_t)n;
+}
+
 static sweep_cut cut(const qmm_job *job)
 {
     const qmm_blocking *blk = &job->blk;
     const size_t set = atomic_load_explicit(&sweep_bytes_set, memory_order_relaxed);
-    const size_t bound = set != 0 ? set : SWEEP_BYTES;
+    const double bound = (double)(set != 0 ? set : SWEEP_BYTES);
     const size_t a_panel = a_source_of(job) == A_PACKED ? blk->a_panel[0] : 0;
     const size_t b_panel = blk->b_panel[0];
     sweep_cut c = {blk->m_panels, blk->n_panels, blk->k_blocks};
     const double strip = (double)(a_panel + b_panel) * SWEEP_MIN_PANELS;
-    if (strip * (double)c.k_blocks > (double)bound) {
-        c.k_blocks = (size_t)((double)bound / strip);
-        c.k_blocks = c.k_blocks < 1 ? 1 : c.k_blocks;
-    }
+    if (strip * (double)c.k_blocks > bound)
+        c.k_blocks = how_many(bound, strip);
     /* Bytes of one panel over the sweep's depth. */
     const double a_line = (double)a_panel * (double)c.k_blocks;
     const double b_line = (double)b_panel * (double)c.k_blocks;
-    if (a_line * (double)c.rows > (double)bound / 2) {
-        c.rows = (size_t)((double)bound / 2 / a_line);
-        c.rows = c.rows < 1 ? 1 : c.rows;
-    }
-    const double b_room = (double)bound - a_line * (double)c.rows;
-    if (b_line * (double)c.cols > b_room) {
-        c.cols = (size_t)(b_room / b_line);
-        c.cols = c.cols < 1 ? 1 : c.cols;
-    }
+    if (a_line * (double)c.rows > bound / 2)
+        c.rows = how_many(bound / 2, a_line);
+    const double b_room = bound - a_line * (double)c.rows;
+    if (b_line * (double)c.cols > b_room)
+        c.cols = how_many(b_room, b_line);
     c.rows *= job->kern->mr;
     c.cols *= job->kern->nr;
     return c;
