@@ -11,6 +11,14 @@
 #       the same threads (one unless --threads N, 1 to 1024).
 #       Its arguments: [--shape MxKxN]... [--reps N] [--threads N] [--avx2].
 #
+#   scripts/bench.sh --python-peers [args]   installs NumPy and onnx for
+#       Debian's Python (as root, with apt-get), builds qmm-bench and runs
+#       bench/peers/python_peers.py with it: qmm beside PyTorch's torch._int_mm
+#       and ONNX Runtime's MatMulInteger, each where the Python that runs the
+#       script has it ($QMM_PYTHON, default /usr/bin/python3; a venv's python
+#       for ONNX Runtime, see README.md), on one thread and on every CPU.
+#       Its arguments: [--shape MxKxN]... [--threads N[,M...]] [--reps N] [--csv].
+#
 #   scripts/bench.sh --compare [args]   installs OpenBLAS and gnuplot (as root,
 #       with apt-get) and runs qmm-compare instead: the float-through-int8
 #       recipe (qmm_sgemm_i8, qmm_dgemm_i8 with 1 to N slices) against
@@ -37,6 +45,10 @@ if [ "${1:-}" = --peers ]; then
     shift
     target=qmm-bench-peers
     qmm_install_packages $QMM_NATIVE_PACKAGES $QMM_PEER_PACKAGES
+elif [ "${1:-}" = --python-peers ]; then
+    shift
+    python_peers=1
+    qmm_install_packages $QMM_NATIVE_PACKAGES $QMM_PYTHON_PEER_PACKAGES
 elif [ "${1:-}" = --compare ]; then
     shift
     target=qmm-compare
@@ -46,6 +58,10 @@ else
 fi
 cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/native -j"$(nproc)" --target $target >/dev/null
+if [ -n "${python_peers:-}" ]; then
+    exec "${QMM_PYTHON:-/usr/bin/python3}" bench/peers/python_peers.py \
+        --qmm-bench build/native/bench/qmm-bench "$@"
+fi
 if [ $target = qmm-bench-peers ]; then
     exec build/native/bench/peers/qmm-bench-peers "$@"
 fi

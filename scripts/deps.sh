@@ -37,6 +37,11 @@ QMM_TEST_PACKAGES="clang libomp-dev libopenblas-dev gnuplot-nox"
 # Libraries qmm-bench-peers compares qmm with (scripts/bench.sh --peers); qmm
 # itself never needs them. g++ because gemmlowp is header-only C++.
 QMM_PEER_PACKAGES="g++ libdnnl-dev libxnnpack-dev libpthreadpool-dev libgemmlowp-dev libopenblas-dev"
+# What bench/peers/python_peers.py needs from Debian (scripts/bench.sh
+# --python-peers): NumPy for its exact reference, onnx to build ONNX
+# Runtime's model, venv for the environment that ONNX Runtime is installed
+# into from PyPI (Debian has none).
+QMM_PYTHON_PEER_PACKAGES="python3-numpy python3-onnx python3-venv"
 # What qmm-compare needs (scripts/bench.sh --compare): OpenBLAS, its FP64
 # reference and FP32 contender, and gnuplot for --plot (gnuplot-nox: the
 # pngcairo terminal without X11).

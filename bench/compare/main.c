@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "blas.h"
+#include "../blas.h"
 #include "methods.h"
 #include "options.h"
 #include "plot.h"

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "blas.h"
+#include "../blas.h"
 
 size_t compare_list_methods(unsigned max_slices, compare_method *out)
 {
@@ -218,11 +218,11 @@ qmm_status compare_run_end_to_end(compare_contenders *c, size_t i)
     const int m = (int)s.m, n = (int)s.n, k = (int)s.k;
     switch (w->method.kind) {
     case COMPARE_BLAS_DGEMM:
-        cblas_dgemm(COMPARE_CBLAS_ROW_MAJOR, COMPARE_CBLAS_NO_TRANS, COMPARE_CBLAS_NO_TRANS, m, n,
+        cblas_dgemm(BENCH_CBLAS_ROW_MAJOR, BENCH_CBLAS_NO_TRANS, BENCH_CBLAS_NO_TRANS, m, n,
                     k, 1.0, o->a, k, o->b, n, 0.0, w->c, n);
         return QMM_OK;
     case COMPARE_BLAS_SGEMM:
-        cblas_sgemm(COMPARE_CBLAS_ROW_MAJOR, COMPARE_CBLAS_NO_TRANS, COMPARE_CBLAS_NO_TRANS, m, n,
+        cblas_sgemm(BENCH_CBLAS_ROW_MAJOR, BENCH_CBLAS_NO_TRANS, BENCH_CBLAS_NO_TRANS, m, n,
                     k, 1.0f, o->af, k, o->bf, n, 0.0f, w->c, n);
         return QMM_OK;
     case COMPARE_QMM_SGEMM_I8:

@@ -5,7 +5,7 @@
 
 #include "../timing.h"
 #include "../workers.h"
-#include "blas.h"
+#include "../blas.h"
 
 /* One timed thing: a method's end-to-end call or its kernel-only calls. */
 typedef struct timed {
@@ -123,7 +123,7 @@ static int time_and_measure(const compare_operands *o, const compare_method *met
     if (!ok && c != NULL)  /* compare_prepare explains its own failures */
         fprintf(stderr, "qmm-compare: out of memory for %zux%zux%zu\n", s.m, s.k, s.n);
     if (ok) {
-        cblas_dgemm(COMPARE_CBLAS_ROW_MAJOR, COMPARE_CBLAS_NO_TRANS, COMPARE_CBLAS_NO_TRANS,
+        cblas_dgemm(BENCH_CBLAS_ROW_MAJOR, BENCH_CBLAS_NO_TRANS, BENCH_CBLAS_NO_TRANS,
                     (int)s.m, (int)s.n, (int)s.k, 1.0, o->a, (int)s.k, o->b, (int)s.n, 0.0,
                     reference, (int)s.n);
         double round_seconds = untimed_round(c, &p, out);

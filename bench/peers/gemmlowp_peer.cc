@@ -1,5 +1,6 @@
 // gemmlowp, for qmm-bench-peers: gemmlowp is header-only C++, so this is the
-// one C++ file of the bench; peers.c calls it through the C functions below.
+// one C++ file of the bench; library_gemmlowp.c calls it through the C
+// functions below.
 #include <cstdint>
 #include <tuple>
 
