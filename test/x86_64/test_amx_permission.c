@@ -276,7 +276,8 @@ static void refusal_said(int amx)
         char text[4096];
         rewind(log);
         text[fread(text, 1, sizeof text - 1, log)] = '\0';
-        CHECK(test_feature_said(text, "amx", amx ? "present, not usable" : "absent") &&
+        CHECK(test_feature_said(text, "amx",
+                                amx ? "present, not usable (said above)" : "absent") &&
                   (strstr(text, "ARCH_REQ_XCOMP_PERM") != NULL) == amx,
               "QMM_VERBOSE=1 said, on a CPU %s AMX:\n%s", amx ? "with" : "without", text);
         checks++;
