@@ -11,7 +11,12 @@
  *          matrix kernels and on plan runs (A packed once) for GEMV kernels,
  *          whose A is a layer's weights
  * formats  entries of the packing format table (pack/pack.h)
- * features what is_supported_here() requires (platform/cpu.h), 0 for none
+ * features what is_supported_here() requires (platform/cpu.h), 0 for none:
+ *          the kernel's own tier alone. The tiers below it are the feature
+ *          table's to require (platform/cpu.c: a tier is in effect only when
+ *          the one below it is), so that the rule is stated once: naming
+ *          them here as well would change no choice, only add a second
+ *          statement of the tiers for each new kernel to keep in step
  * rows     ROWS when the code also defines qmm_<name>_run_rows, the optional
  *          partial-rows microkernel (a qmm_ukernel_rows_fn), FULL when not
  * hooks    HOOKS when the code also defines qmm_<name>_begin and qmm_<name>_end,
@@ -27,31 +32,27 @@ QMM_KERNEL(generic_mmv_i8i32_4x1, "generic", 4, 1, 10, QMM_PACK_I8_KIN16, QMM_PA
  * (cmake/kernels_x86_64.cmake), the library itself targets baseline x86-64. */
 QMM_KERNEL(x86_64_mmm_i8i32_6x16_avx2, "avx2", 6, 16, 20, QMM_PACK_I16_K2, QMM_PACK_I16_K2, QMM_CPU_AVX2, ROWS, NONE)
 QMM_KERNEL(x86_64_mmv_i8i32_8x1_avx2, "avx2", 8, 1, 12, QMM_PACK_I8_KIN16, QMM_PACK_I16_KIN16, QMM_CPU_AVX2, FULL, NONE)
-/* AVX-512 VNNI kernels (*_avx512vnni.c) also name AVX2, so that
- * QMM_DISABLE=avx2 leaves the portable kernels alone, as it says. */
-QMM_KERNEL(x86_64_mmm_i8i32_12x32_avx512vnni, "avx512vnni", 12, 32, 85, QMM_PACK_I8_KIN16, QMM_PACK_I8_K4_SUMS, QMM_CPU_AVX2 | QMM_CPU_AVX512VNNI, ROWS, NONE)
-QMM_KERNEL(x86_64_mmv_i8i32_16x1_avx512vnni, "avx512vnni", 16, 1, 33, QMM_PACK_I8_KIN64, QMM_PACK_I8_KIN64, QMM_CPU_AVX2 | QMM_CPU_AVX512VNNI, FULL, NONE)
-/* AMX-INT8 (*_amx.c): the tier above VNNI, so it names the features below it.
- * Its rank is not measured yet (no AMX CPU has run it): 240 is oneDNN's AMX
- * matmul against the VNNI kernel on the same Xeon (1,340 against 440-500
- * GOPS at rank 85), a floor for a kernel on the same instruction. */
-QMM_KERNEL(x86_64_mmm_i8i32_32x32_amx, "amx", 32, 32, 240, QMM_PACK_I8_KIN64, QMM_PACK_I8_K4, QMM_CPU_AVX2 | QMM_CPU_AVX512VNNI | QMM_CPU_AMX, ROWS, HOOKS)
+QMM_KERNEL(x86_64_mmm_i8i32_12x32_avx512vnni, "avx512vnni", 12, 32, 85, QMM_PACK_I8_KIN16, QMM_PACK_I8_K4_SUMS, QMM_CPU_AVX512VNNI, ROWS, NONE)
+QMM_KERNEL(x86_64_mmv_i8i32_16x1_avx512vnni, "avx512vnni", 16, 1, 33, QMM_PACK_I8_KIN64, QMM_PACK_I8_KIN64, QMM_CPU_AVX512VNNI, FULL, NONE)
+/* AMX-INT8 (*_amx.c), the tier above VNNI. Its rank is not measured yet (no
+ * AMX CPU has run it): 240 is oneDNN's AMX matmul against the VNNI kernel on
+ * the same Xeon (1,340 against 440-500 GOPS at rank 85), a floor for a kernel
+ * on the same instruction. */
+QMM_KERNEL(x86_64_mmm_i8i32_32x32_amx, "amx", 32, 32, 240, QMM_PACK_I8_KIN64, QMM_PACK_I8_K4, QMM_CPU_AMX, ROWS, HOOKS)
 #endif
 #if defined(__aarch64__)
 /* arm64: kernels/arm64/. Kernels on an extension are built only when the
  * assembler knows it (cmake/kernels_arm64.cmake defines QMM_HAVE_DOTPROD and
- * QMM_HAVE_I8MM). The tiers go NEON < dotprod < i8mm, each naming the ones
- * below it, so that QMM_DISABLE=dotprod (or QMM_DOTPROD_DISABLE=1) leaves the
- * baseline kernels only; every core with FEAT_I8MM has FEAT_DotProd. */
+ * QMM_HAVE_I8MM). The tiers go NEON < dotprod < i8mm. */
 QMM_KERNEL(arm64_mmm_i8i32_8x8_smlal, "neon", 8, 8, 17, QMM_PACK_I8_K1, QMM_PACK_I8_K1, QMM_CPU_NEON, FULL, NONE)
 #if defined(QMM_HAVE_DOTPROD)
-QMM_KERNEL(arm64_mmm_i8i32_8x8_sdot, "neon+dotprod", 8, 8, 70, QMM_PACK_I8_K4, QMM_PACK_I8_K4, QMM_CPU_NEON | QMM_CPU_DOTPROD, FULL, NONE)
+QMM_KERNEL(arm64_mmm_i8i32_8x8_sdot, "neon+dotprod", 8, 8, 70, QMM_PACK_I8_K4, QMM_PACK_I8_K4, QMM_CPU_DOTPROD, FULL, NONE)
 #endif
 #if defined(QMM_HAVE_I8MM)
-QMM_KERNEL(arm64_mmm_i8i32_8x8_smmla, "neon+i8mm", 8, 8, 120, QMM_PACK_I8_K8, QMM_PACK_I8_K8, QMM_CPU_NEON | QMM_CPU_DOTPROD | QMM_CPU_I8MM, ROWS, NONE)
+QMM_KERNEL(arm64_mmm_i8i32_8x8_smmla, "neon+i8mm", 8, 8, 120, QMM_PACK_I8_K8, QMM_PACK_I8_K8, QMM_CPU_I8MM, ROWS, NONE)
 #endif
 QMM_KERNEL(arm64_mmv_i8i32_64x1, "neon", 64, 1, 14, QMM_PACK_I8_K1, QMM_PACK_I8_K1, QMM_CPU_NEON, FULL, NONE)
 #if defined(QMM_HAVE_DOTPROD)
-QMM_KERNEL(arm64_mmv_i8i32_8x1_sdot, "neon+dotprod", 8, 1, 60, QMM_PACK_I8_KIN16, QMM_PACK_I8_KIN16, QMM_CPU_NEON | QMM_CPU_DOTPROD, FULL, NONE)
+QMM_KERNEL(arm64_mmv_i8i32_8x1_sdot, "neon+dotprod", 8, 1, 60, QMM_PACK_I8_KIN16, QMM_PACK_I8_KIN16, QMM_CPU_DOTPROD, FULL, NONE)
 #endif
 #endif

@@ -8,17 +8,35 @@
 
 #include "log.h"
 
-const qmm_cpu_feature_name qmm_cpu_feature_names[] = {
-    {"neon", QMM_CPU_NEON},
-    {"dotprod", QMM_CPU_DOTPROD},
-    {"i8mm", QMM_CPU_I8MM},
-    {"avx2", QMM_CPU_AVX2},
-    {"fma", QMM_CPU_FMA},
-    {"avx512vnni", QMM_CPU_AVX512VNNI},
-    {"amx", QMM_CPU_AMX},
+/*
+ * Every feature QMM_DISABLE can name, and the one it needs in effect. The int8
+ * kernels form tiers, each chosen over the one below where both can run: x86
+ * avx2 < avx512vnni < amx, arm64 neon < dotprod < i8mm; fma stands alone. A
+ * tier is in effect only when the one below it is:
+ *  - switching a tier off switches off what is built above it:
+ *    QMM_DISABLE=avx2 leaves the portable kernels, QMM_DOTPROD_DISABLE=1
+ *    takes i8mm too;
+ *  - every CPU made with a tier has the ones below it, so a CPU or a VM that
+ *    reports a tier without the one below misreports, and no kernel has run
+ *    on such a mix: the upper tier is not used there;
+ *  - the AVX-512 VNNI files' flags (-mavx512f) let the compiler use AVX2.
+ * This table is the one place the tiers are stated: a kernel names its own
+ * tier's feature alone (dispatch/kernel_list.h).
+ */
+static const struct feature {
+    const char *name; /* as QMM_DISABLE spells it */
+    unsigned bit;
+    unsigned needs;   /* the tier below, 0 for none */
+} feature_table[] = {
+    {"neon", QMM_CPU_NEON, 0},
+    {"dotprod", QMM_CPU_DOTPROD, QMM_CPU_NEON},
+    {"i8mm", QMM_CPU_I8MM, QMM_CPU_DOTPROD},
+    {"avx2", QMM_CPU_AVX2, 0},
+    {"fma", QMM_CPU_FMA, 0},
+    {"avx512vnni", QMM_CPU_AVX512VNNI, QMM_CPU_AVX2},
+    {"amx", QMM_CPU_AMX, QMM_CPU_AVX512VNNI},
 };
-const size_t qmm_cpu_feature_name_count =
-    sizeof qmm_cpu_feature_names / sizeof qmm_cpu_feature_names[0];
+enum { FEATURES = sizeof feature_table / sizeof feature_table[0] };
 
 static unsigned features;
 static pthread_once_t features_once = PTHREAD_ONCE_INIT;
@@ -36,9 +54,9 @@ static int same_name(const char *known, const char *name, size_t len)
 
 static unsigned feature_bit(const char *name, size_t len)
 {
-    for (size_t i = 0; i < qmm_cpu_feature_name_count; i++)
-        if (same_name(qmm_cpu_feature_names[i].name, name, len))
-            return qmm_cpu_feature_names[i].bit;
+    for (size_t i = 0; i < FEATURES; i++)
+        if (same_name(feature_table[i].name, name, len))
+            return feature_table[i].bit;
     return 0;
 }
 
@@ -95,30 +113,73 @@ const char *qmm_cpu_feature_list(unsigned bits, char *buf, size_t size)
     size_t used = 0;
     if (size > 0)
         buf[0] = '\0';
-    for (size_t i = 0; i < qmm_cpu_feature_name_count; i++) {
-        if (!(bits & qmm_cpu_feature_names[i].bit) || used >= size)
+    for (size_t i = 0; i < FEATURES; i++) {
+        if (!(bits & feature_table[i].bit) || used >= size)
             continue;
         int w = snprintf(buf + used, size - used, "%s%s", used ? "," : "",
-                         qmm_cpu_feature_names[i].name);
+                         feature_table[i].name);
         used += w > 0 ? (size_t)w : 0;
     }
     return buf;
 }
 
+/* Of `present`, the features whose tiers below are all in `present` too. A
+ * pass drops those whose tier below is gone; the next, whatever the table's
+ * order, those above them. */
+static unsigned with_tiers_below(unsigned present)
+{
+    unsigned before;
+    do {
+        before = present;
+        for (size_t i = 0; i < FEATURES; i++)
+            if ((present & feature_table[i].needs) != feature_table[i].needs)
+                present &= ~feature_table[i].bit;
+    } while (present != before);
+    return present;
+}
+
+/* Where a feature stands; "not in effect" is present and enabled but left
+ * without its tier below or refused by the OS. */
+static const char *state(unsigned bit, unsigned hw, unsigned off)
+{
+    return !(hw & bit)         ? "absent"
+           : (off & bit)       ? "disabled by environment"
+           : (features & bit)  ? "present"
+                               : "not in effect";
+}
+
+static const char *name_of(unsigned bit)
+{
+    for (size_t i = 0; i < FEATURES; i++)
+        if (feature_table[i].bit == bit)
+            return feature_table[i].name;
+    return "?";
+}
+
+/* One feature's QMM_VERBOSE line; one not in effect says why: the tier below
+ * it and where that stands, or the OS's refusal. */
+static void log_feature(const struct feature *f, unsigned hw, unsigned off)
+{
+    if (!(hw & ~off & ~features & f->bit))
+        qmm_log("cpu feature %-10s %s", f->name, state(f->bit, hw, off));
+    else if (f->needs != 0 && !(features & f->needs))
+        qmm_log("cpu feature %-10s present, not in effect: needs %s (%s)", f->name,
+                name_of(f->needs), state(f->needs, hw, off));
+    else
+        qmm_log("cpu feature %-10s present, not in effect: refused by the OS (said above)",
+                f->name);
+}
+
 static void detect(void)
 {
-    unsigned hw = qmm_cpu_detect_hardware();
-    unsigned off = disabled_by_environment();
-    /* Only what will be used is asked for: a disabled feature never is. */
-    features = qmm_cpu_os_grants(hw & ~off);
-    for (size_t i = 0; i < qmm_cpu_feature_name_count; i++) {
-        unsigned bit = qmm_cpu_feature_names[i].bit;
-        qmm_log("cpu feature %-10s %s", qmm_cpu_feature_names[i].name,
-                !(hw & bit)        ? "absent"
-                : (off & bit)      ? "disabled by environment"
-                : !(features & bit) ? "present, not usable (said above)"
-                                   : "present");
-    }
+    const unsigned hw = qmm_cpu_detect_hardware();
+    const unsigned off = disabled_by_environment();
+    /* The OS is asked only for what a kernel may use: never for a feature
+     * disabled or left without its tier below. A refusal takes the tiers
+     * above the refused feature too. */
+    features = with_tiers_below(qmm_cpu_os_grants(with_tiers_below(hw & ~off)));
+    for (size_t i = 0; i < FEATURES; i++)
+        log_feature(&feature_table[i], hw, off);
 }
 
 unsigned qmm_cpu_features(void)

@@ -1,7 +1,8 @@
 /*
- * CPU features that kernels depend on, as detected by cpu_features and then
- * narrowed by the environment (QMM_DISABLE, QMM_DOTPROD_DISABLE). Read once
- * per process.
+ * CPU features that kernels depend on, as detected by cpu_features, narrowed
+ * by the environment (QMM_DISABLE, QMM_DOTPROD_DISABLE) and by the tiers
+ * (platform/cpu.c: a tier is in effect only when the one below it is), then
+ * by what the OS grants. Read once per process.
  */
 #ifndef QMM_CPU_H
 #define QMM_CPU_H
@@ -18,27 +19,22 @@ enum qmm_cpu_feature {
     QMM_CPU_AMX = 1u << 6,      /* x86 AMX-TILE and AMX-INT8, tile state in XCR0, palette 1 */
 };
 
-typedef struct qmm_cpu_feature_name {
-    const char *name;            /* as QMM_DISABLE spells it */
-    unsigned bit;
-} qmm_cpu_feature_name;
-extern const qmm_cpu_feature_name qmm_cpu_feature_names[];
-extern const size_t qmm_cpu_feature_name_count;
-
 /* Features this CPU has, before any override: one per architecture
  * (platform/cpu_<arch>.c). */
 unsigned qmm_cpu_detect_hardware(void);
 
-/* Of the features in `wanted` (detected and not disabled), those the OS lets
- * this process use: a feature that needs its leave before the first
- * instruction (AMX's tile data on Linux) is asked for here, once per process,
- * and dropped, said under QMM_VERBOSE, when refused. One per architecture. */
+/* Of the features in `wanted` (detected, not disabled, their tiers below in
+ * effect), those the OS lets this process use: a feature that needs its leave
+ * before the first instruction (AMX's tile data on Linux) is asked for here,
+ * once per process, and dropped, said under QMM_VERBOSE, when refused. One per
+ * architecture. */
 unsigned qmm_cpu_os_grants(unsigned wanted);
 
-/* Nonzero when every feature in mask is present and not disabled. */
+/* Nonzero when every feature in mask is in effect (qmm_cpu_features). */
 int qmm_cpu_has(unsigned mask);
 
-/* The features in effect: detected, minus disabled, minus refused by the OS. */
+/* The features in effect: detected, minus those disabled, minus those whose
+ * tier below is not in effect, minus those refused by the OS. */
 unsigned qmm_cpu_features(void);
 
 /* The names of the features in bits, comma-separated, into buf; returns buf. */

@@ -50,18 +50,10 @@ unsigned qmm_cpu_detect_hardware(void)
  * permission is inherited by fork and cleared by exec. */
 enum { ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18 };
 
-/* AMX is the tier above AVX-512 VNNI and AVX2: with either off, no kernel
- * would use the tiles, so their data is not asked for. */
-enum { BELOW_AMX = QMM_CPU_AVX2 | QMM_CPU_AVX512VNNI };
-
 unsigned qmm_cpu_os_grants(unsigned wanted)
 {
     if (!(wanted & QMM_CPU_AMX))
         return wanted;
-    if ((wanted & BELOW_AMX) != BELOW_AMX) {
-        qmm_log("amx: left unused: the tiers below it (avx2, avx512vnni) are not in effect");
-        return wanted & ~QMM_CPU_AMX;
-    }
 #if defined(__linux__)
     if (syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0)
         return wanted;

@@ -14,12 +14,32 @@
 
 static long checks;
 
+/* The int8 tiers, lowest first, as the README states them: a tier is in
+ * effect only when the one below it is. Written here, apart from the
+ * library's table, so that a wrong table cannot agree with itself. */
+static const unsigned tier_chains[][3] = {
+    {QMM_CPU_AVX2, QMM_CPU_AVX512VNNI, QMM_CPU_AMX},
+    {QMM_CPU_NEON, QMM_CPU_DOTPROD, QMM_CPU_I8MM},
+};
+
+/* The hardware's features less those switched off, and in each chain every
+ * tier above the first one missing. */
+static unsigned expected_features(unsigned hw, unsigned off)
+{
+    unsigned f = hw & ~off;
+    for (size_t c = 0; c < sizeof tier_chains / sizeof tier_chains[0]; c++)
+        for (size_t t = 1; t < 3; t++)
+            if (!(f & tier_chains[c][t - 1]))
+                f &= ~tier_chains[c][t];
+    return f;
+}
+
 /* Features qmm uses, as the environment leaves them, against the hardware. */
-static void expect_features(unsigned absent, const char *why)
+static void expect_features(unsigned off, const char *why)
 {
     unsigned hw = qmm_cpu_detect_hardware(), got = qmm_cpu_features();
-    CHECK(got == (hw & ~absent), "%s: features 0x%x, hardware 0x%x, expected 0x%x", why, got,
-          hw, hw & ~absent);
+    unsigned want = expected_features(hw, off);
+    CHECK(got == want, "%s: features 0x%x, hardware 0x%x, expected 0x%x", why, got, hw, want);
     for (size_t i = 0; i < qmm_registry_count(); i++) {
         const qmm_kernel *k = qmm_registry_at(i);
         CHECK(qmm_kernel_at(i)->supported_here == (k->is_supported_here() != 0),
@@ -62,6 +82,13 @@ static void disable_messy(void)
 static void dotprod_disable(void)
 {
     setenv("QMM_DOTPROD_DISABLE", "1", 1);
+    const unsigned hw = qmm_cpu_detect_hardware(), got = qmm_cpu_features();
+    CHECK(!(got & (QMM_CPU_DOTPROD | QMM_CPU_I8MM)) &&
+              (got & QMM_CPU_NEON) == (hw & QMM_CPU_NEON),
+          "QMM_DOTPROD_DISABLE=1: in effect 0x%x, hardware 0x%x: i8mm must go with dotprod, "
+          "neon stay",
+          got, hw);
+    checks++;
     expect_features(QMM_CPU_DOTPROD, "QMM_DOTPROD_DISABLE=1");
 }
 
@@ -175,6 +202,89 @@ static void disable_amx(void)
     expect_features(QMM_CPU_AMX, "QMM_DISABLE=amx");
 }
 
+static void expect_said(const char *text, const char *name, const char *state)
+{
+    CHECK(test_feature_said(text, name, state), "the line of %s does not say \"%s\":\n%s",
+          name, state, text);
+    checks++;
+}
+
+/* The line of a feature of the hardware's `hw` whose tier below, `below`
+ * (named so), is not in effect for the reason `why`: absent where the
+ * hardware lacks the feature, else present but not in effect. */
+static void expect_left_without(const char *text, unsigned hw, unsigned bit, const char *name,
+                                const char *below, const char *why)
+{
+    char state[128];
+    snprintf(state, sizeof state, "present, not in effect: needs %s (%s)", below, why);
+    expect_said(text, name, hw & bit ? state : "absent");
+}
+
+/* The lowest x86 tier off: the two above it go too, each line saying why,
+ * and tile data is never asked for (test_amx_permission counts the requests
+ * themselves); fma, in no chain, stays. */
+static void disable_avx2(void)
+{
+    setenv("QMM_DISABLE", "avx2", 1);
+    setenv("QMM_VERBOSE", "1", 1);
+    char *text = stderr_of_calls();
+    const unsigned hw = qmm_cpu_detect_hardware(), got = qmm_cpu_features();
+    CHECK(!(got & (QMM_CPU_AVX2 | QMM_CPU_AVX512VNNI | QMM_CPU_AMX)) &&
+              (got & QMM_CPU_FMA) == (hw & QMM_CPU_FMA),
+          "QMM_DISABLE=avx2: in effect 0x%x, hardware 0x%x: avx512vnni and amx must go with "
+          "avx2, fma stay",
+          got, hw);
+    CHECK(strstr(text, "ARCH_REQ_XCOMP_PERM") == NULL, "tile data asked for:\n%s", text);
+    checks += 2;
+    expect_said(text, "avx2", hw & QMM_CPU_AVX2 ? "disabled by environment" : "absent");
+    expect_left_without(text, hw, QMM_CPU_AVX512VNNI, "avx512vnni", "avx2",
+                        hw & QMM_CPU_AVX2 ? "disabled by environment" : "absent");
+    expect_left_without(text, hw, QMM_CPU_AMX, "amx", "avx512vnni",
+                        hw & QMM_CPU_AVX512VNNI ? "not in effect" : "absent");
+    free(text);
+    expect_features(QMM_CPU_AVX2, "QMM_DISABLE=avx2");
+}
+
+/* The middle x86 tier off: AVX2 stays, AMX goes. */
+static void disable_avx512vnni(void)
+{
+    setenv("QMM_DISABLE", "avx512vnni", 1);
+    setenv("QMM_VERBOSE", "1", 1);
+    char *text = stderr_of_calls();
+    const unsigned hw = qmm_cpu_detect_hardware(), got = qmm_cpu_features();
+    CHECK(!(got & (QMM_CPU_AVX512VNNI | QMM_CPU_AMX)) &&
+              (got & QMM_CPU_AVX2) == (hw & QMM_CPU_AVX2),
+          "QMM_DISABLE=avx512vnni: in effect 0x%x, hardware 0x%x: amx must go with it, avx2 "
+          "stay",
+          got, hw);
+    checks++;
+    expect_said(text, "avx2", hw & QMM_CPU_AVX2 ? "present" : "absent");
+    expect_left_without(text, hw, QMM_CPU_AMX, "amx", "avx512vnni",
+                        hw & QMM_CPU_AVX512VNNI ? "disabled by environment" : "absent");
+    free(text);
+    expect_features(QMM_CPU_AVX512VNNI, "QMM_DISABLE=avx512vnni");
+}
+
+/* The middle arm64 tier off by QMM_DISABLE: NEON stays, i8mm goes (on QEMU's
+ * max, which has it). */
+static void disable_dotprod(void)
+{
+    setenv("QMM_DISABLE", "dotprod", 1);
+    setenv("QMM_VERBOSE", "1", 1);
+    char *text = stderr_of_calls();
+    const unsigned hw = qmm_cpu_detect_hardware(), got = qmm_cpu_features();
+    CHECK(!(got & (QMM_CPU_DOTPROD | QMM_CPU_I8MM)) &&
+              (got & QMM_CPU_NEON) == (hw & QMM_CPU_NEON),
+          "QMM_DISABLE=dotprod: in effect 0x%x, hardware 0x%x: i8mm must go with it, neon "
+          "stay",
+          got, hw);
+    checks++;
+    expect_left_without(text, hw, QMM_CPU_I8MM, "i8mm", "dotprod",
+                        hw & QMM_CPU_DOTPROD ? "disabled by environment" : "absent");
+    free(text);
+    expect_features(QMM_CPU_DOTPROD, "QMM_DISABLE=dotprod");
+}
+
 static void verbose(void)
 {
     setenv("QMM_VERBOSE", "1", 1);
@@ -215,6 +325,9 @@ static const struct {
     {"disable-list", disable_list},
     {"disable-messy", disable_messy},
     {"disable-amx", disable_amx},
+    {"disable-avx2", disable_avx2},
+    {"disable-avx512vnni", disable_avx512vnni},
+    {"disable-dotprod", disable_dotprod},
     {"dotprod-disable", dotprod_disable},
     {"dotprod-disable-invalid", dotprod_disable_invalid},
     {"kernel-unknown", kernel_unknown},

@@ -491,6 +491,24 @@ typedef void qmm_parallel_for_fn(void *pool, size_t tasks, qmm_task_fn *task, vo
  * its tasks. Tasks never fail and never block on each other. */
 QMM_API void qmm_set_parallel_for(qmm_parallel_for_fn *parallel_for, void *pool);
 
+/*
+ * Kernels and CPU features.
+ *
+ * Each call runs kernels this CPU supports, chosen at run time from the CPU
+ * features in effect. The environment variable QMM_DISABLE=<feature,...>
+ * (neon, dotprod, i8mm, avx2, fma, avx512vnni, amx; any case; unknown names
+ * are ignored, with a message under QMM_VERBOSE=1) treats features as
+ * absent, and QMM_DOTPROD_DISABLE=1 is QMM_DISABLE=dotprod. The int8 kernels
+ * form tiers, avx2 < avx512vnni < amx and neon < dotprod < i8mm, and a tier
+ * is in effect only when the one below it is: disabling a feature disables
+ * every tier above it (QMM_DISABLE=avx2 leaves the portable kernels on x86,
+ * QMM_DISABLE=dotprod takes i8mm too), and a CPU that reports a tier without
+ * the one below it does not get it. fma is in no tier. QMM_KERNEL=<name>
+ * forces one kernel for every call (qmm_plan_create). Each is read once, at
+ * the first call that needs it; QMM_VERBOSE=1 says which features are in
+ * effect and why the others are not.
+ */
+
 /* Every kernel compiled into this build, supported here or not. */
 typedef struct qmm_kernel_info {
     const char *name;       /* unique, e.g. "generic_mmm_i8i32_3x4" */

@@ -6,12 +6,20 @@
 
 #include <sys/auxv.h>
 
+#ifndef HWCAP_ASIMD
+#define HWCAP_ASIMD (1UL << 1)
+#endif
 #ifndef HWCAP_ASIMDDP
 #define HWCAP_ASIMDDP (1UL << 20)
 #endif
 #ifndef HWCAP2_I8MM
 #define HWCAP2_I8MM (1UL << 13)
 #endif
+
+static inline int hwcap_neon(void)
+{
+    return (getauxval(AT_HWCAP) & HWCAP_ASIMD) != 0;
+}
 
 static inline int hwcap_dotprod(void)
 {

@@ -12,8 +12,12 @@
  *                         transpose; the kernels a CPU lacks listed as
  *                         unsupported
  *     dotprod-disable     QMM_DOTPROD_DISABLE=1: SMLAL and the 64x1 even with
- *                         i8mm (the i8mm tier names dotprod)
+ *                         i8mm (a tier is in effect only when the one below
+ *                         it is: NEON < dotprod < i8mm)
+ *     dotprod-disable-list  QMM_DISABLE=dotprod: the same
  *     i8mm-disable        QMM_DISABLE=i8mm: as without i8mm
+ *     neon-disable        QMM_DISABLE=neon: the portable kernels alone, even
+ *                         with dotprod and i8mm
  *     forced-sdot         QMM_KERNEL=arm64_mmm_i8i32_8x8_sdot: runs exactly
  *                         with dotprod, QMM_ERR_UNSUPPORTED (C untouched, no
  *                         crash) without
@@ -46,6 +50,8 @@
 #define SMMLA "arm64_mmm_i8i32_8x8_smmla"
 #define GEMV "arm64_mmv_i8i32_64x1"
 #define GEMV_SDOT "arm64_mmv_i8i32_8x1_sdot"
+#define GENERIC "generic_mmm_i8i32_3x4"
+#define GENERIC_GEMV "generic_mmv_i8i32_4x1"
 
 #if defined(QMM_HAVE_DOTPROD)
 static const int dotprod_built = 1;
@@ -60,7 +66,7 @@ static const int i8mm_built = 0;
 
 /* What the CPU has and what qmm may use of it. */
 typedef struct tiers {
-    int dotprod, i8mm;
+    int neon, dotprod, i8mm;
 } tiers;
 
 static long checks;
@@ -116,8 +122,8 @@ static void gated_entry(const char *name, const char *isa, unsigned mr, unsigned
 
 static void registry(tiers use)
 {
-    gated_entry(SMLAL, "neon", 8, 8, 1, 1);
-    gated_entry(GEMV, "neon", 64, 1, 1, 1);
+    gated_entry(SMLAL, "neon", 8, 8, 1, use.neon);
+    gated_entry(GEMV, "neon", 64, 1, 1, use.neon);
     gated_entry(SDOT, "neon+dotprod", 8, 8, dotprod_built, use.dotprod);
     gated_entry(GEMV_SDOT, "neon+dotprod", 8, 1, dotprod_built, use.dotprod);
     gated_entry(SMMLA, "neon+i8mm", 8, 8, i8mm_built, use.i8mm);
@@ -142,8 +148,9 @@ static void selection(tiers use)
 {
     const char *matrix = i8mm_built && use.i8mm         ? SMMLA
                          : dotprod_built && use.dotprod ? SDOT
-                                                        : SMLAL;
-    const char *gemv = dotprod_built && use.dotprod ? GEMV_SDOT : GEMV;
+                         : use.neon                     ? SMLAL
+                                                        : GENERIC;
+    const char *gemv = dotprod_built && use.dotprod ? GEMV_SDOT : use.neon ? GEMV : GENERIC_GEMV;
     static const size_t ns[] = {8, 16, 64, 100, 1000, QMM_N_SYMBOLIC};
     static const size_t ms[] = {8, 64, 256, 1000};
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
@@ -234,7 +241,9 @@ static const struct mode {
 } modes[] = {
     {"", NULL, NULL, NULL},
     {"dotprod-disable", "QMM_DOTPROD_DISABLE", "1", NULL},
+    {"dotprod-disable-list", "QMM_DISABLE", "dotprod", NULL},
     {"i8mm-disable", "QMM_DISABLE", "i8mm", NULL},
+    {"neon-disable", "QMM_DISABLE", "neon", NULL},
     {"forced-sdot", NULL, NULL, SDOT},
     {"forced-smmla", NULL, NULL, SMMLA},
     {"forced-gemv-sdot", NULL, NULL, GEMV_SDOT},
@@ -256,11 +265,17 @@ int main(int argc, char **argv)
     if (mode->env != NULL)
         setenv(mode->env, mode->value, 1);
 
-    tiers hw = {hwcap_dotprod(), hwcap_i8mm()};
+    tiers hw = {hwcap_neon(), hwcap_dotprod(), hwcap_i8mm()};
     qemu_cpu_agrees(hw);
-    int dotprod_off = mode->env != NULL && strcmp(mode->env, "QMM_DOTPROD_DISABLE") == 0;
-    int i8mm_off = mode->value != NULL && strcmp(mode->value, "i8mm") == 0;
-    tiers use = {hw.dotprod && !dotprod_off, hw.dotprod && hw.i8mm && !dotprod_off && !i8mm_off};
+    /* Each tier needs its own feature, on and not switched off, and the tier
+     * below it in use. */
+    const char *off = mode->value != NULL ? mode->value : "";
+    int dotprod_off = (mode->env != NULL && strcmp(mode->env, "QMM_DOTPROD_DISABLE") == 0) ||
+                      strcmp(off, "dotprod") == 0;
+    tiers use;
+    use.neon = hw.neon && strcmp(off, "neon") != 0;
+    use.dotprod = use.neon && hw.dotprod && !dotprod_off;
+    use.i8mm = use.dotprod && hw.i8mm && strcmp(off, "i8mm") != 0;
 
     if (mode->forced == NULL) {
         registry(use);

@@ -305,12 +305,3 @@ size_t test_compare(const char *label, const test_matrix *c, const int32_t *ref)
     }
     return bad;
 }
-
-int test_feature_said(const char *log, const char *name, const char *state)
-{
-    char head[32];
-    snprintf(head, sizeof head, "cpu feature %s ", name);
-    const char *line = strstr(log, head), *at = line ? strstr(line, state) : NULL;
-    const char *end = line ? strchr(line, '\n') : NULL;
-    return at != NULL && (end == NULL || at < end);
-}

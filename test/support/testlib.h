@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "qmm/qmm.h"
+#include "feature_said.h"
 
 /* ---- failures ---------------------------------------------------------- */
 extern long test_failures;
@@ -48,11 +49,6 @@ int test_each_kernel_main(int argc, char **argv, const char *name, long *checks,
                           const char **forced, void (*suite)(void),
                           void (*unsupported)(const char *kernel));
 
-/* ---- random numbers (xorshift64*, fixed seed per test) ------------------ */
-/* Whether, in a QMM_VERBOSE=1 log, the line about CPU feature `name`
- * ("qmm: cpu feature <name> ...") says `state`. */
-int test_feature_said(const char *log, const char *name, const char *state);
-
 /* The most threads the tests run a product on, and the counts one call runs
  * on: all of 1 to TEST_MAX_THREADS, or with some, 1 and one other, 2 +
  * key % (TEST_MAX_THREADS - 1), so that successive keys cycle through them.
@@ -60,6 +56,7 @@ int test_feature_said(const char *log, const char *name, const char *state);
 enum { TEST_MAX_THREADS = 4 };
 size_t test_thread_counts(int some, size_t key, size_t counts[TEST_MAX_THREADS]);
 
+/* ---- random numbers (xorshift64*, fixed seed per test) ------------------ */
 void test_seed(uint64_t seed);
 uint64_t test_rand(void);
 size_t test_rand_below(size_t n);          /* uniform in [0, n) */

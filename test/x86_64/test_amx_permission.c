@@ -13,9 +13,12 @@
  *       library) and never elsewhere, say why under QMM_VERBOSE, keep every
  *       other feature, report the AMX kernel unsupported, and compute every
  *       product exactly, selected or forced, on 1 and 2 threads.
- *   test_amx_permission disabled  the same filter, with QMM_DISABLE naming
- *       amx or a tier below it (avx512vnni, avx2), set by the caller: not a
- *       single request, the AMX kernel unsupported.
+ *   test_amx_permission disabled  the same filter, with QMM_DISABLE set by
+ *       the caller. AMX is in effect only with the tiers below it (avx2 <
+ *       avx512vnni < amx): naming amx or a tier below it means not a single
+ *       request; naming anything else (fma) leaves the request, refused as
+ *       above. Either way the other features follow the tiers, QMM_VERBOSE
+ *       says why AMX is not in effect, and the AMX kernel is unsupported.
  *   test_amx_permission granted   no filter: where the CPU has AMX, the
  *       process holds no tile data before its first call and holds it after,
  *       and the AMX kernel is supported and exact; elsewhere the kernel is
@@ -62,19 +65,64 @@ static long checks;
 
 /* ---- what the CPU and the OS say, apart from the library ----------------- */
 
-/* The AMX tier as cpu_features reports it (AMX-TILE and AMX-INT8, only when
- * XCR0 enables tile state) with CPUID leaf 0x1D's palette 1, and the tiers
- * below it (AVX2, AVX-512 F/BW/VL/VNNI), without which the library has no
- * use for tiles: the library's own reading must agree with this one. */
-static int cpu_has_amx(void)
+/* The x86 tiers as cpu_features reports them: AVX2, AVX-512 F/BW/VL/VNNI,
+ * and AMX-TILE with AMX-INT8 (only when XCR0 enables tile state) with CPUID
+ * leaf 0x1D's palette 1. */
+typedef struct x86_tiers {
+    int avx2, vnni, amx;
+} x86_tiers;
+
+static x86_tiers cpu_tiers(void)
 {
     const X86Info info = GetX86Info();
     const X86Features f = info.features;
     unsigned palettes = 0, ebx, ecx, edx;
     if (__get_cpuid_max(0, NULL) >= 0x1d)
         __cpuid_count(0x1d, 0, palettes, ebx, ecx, edx);
-    return f.amx_tile != 0 && f.amx_int8 != 0 && palettes >= 1 && f.avx2 != 0 &&
-           f.avx512f != 0 && f.avx512bw != 0 && f.avx512vl != 0 && f.avx512vnni != 0;
+    const x86_tiers t = {
+        f.avx2 != 0,
+        f.avx512f != 0 && f.avx512bw != 0 && f.avx512vl != 0 && f.avx512vnni != 0,
+        f.amx_tile != 0 && f.amx_int8 != 0 && palettes >= 1,
+    };
+    return t;
+}
+
+/* AMX is in effect only with the tiers below it, avx2 < avx512vnni < amx
+ * (stated here apart from the library's table): whether tile data is to be
+ * asked for, with the features in `off` switched off. */
+static int amx_wanted(unsigned off)
+{
+    const x86_tiers t = cpu_tiers();
+    return t.avx2 && t.vnni && t.amx &&
+           !(off & (QMM_CPU_AVX2 | QMM_CPU_AVX512VNNI | QMM_CPU_AMX));
+}
+
+/* The features in effect with `off` switched off and tile data refused: the
+ * hardware's less `off`, less each tier above one missing, less AMX. */
+static unsigned expected_features(unsigned off)
+{
+    unsigned f = qmm_cpu_detect_hardware() & ~off;
+    if (!(f & QMM_CPU_AVX2))
+        f &= ~QMM_CPU_AVX512VNNI;
+    return f & ~QMM_CPU_AMX;
+}
+
+/* What QMM_VERBOSE's amx line says with `off` switched off, under the filter. */
+static const char *amx_said(unsigned off, char *buf, size_t size)
+{
+    const x86_tiers t = cpu_tiers();
+    const char *vnni = !t.vnni                           ? "absent"
+                       : (off & QMM_CPU_AVX512VNNI)        ? "disabled by environment"
+                       : !t.avx2 || (off & QMM_CPU_AVX2)   ? "not in effect"
+                                                           : NULL;
+    if (!t.amx)
+        return "absent";
+    if (off & QMM_CPU_AMX)
+        return "disabled by environment";
+    if (vnni == NULL)
+        return "present, not in effect: refused by the OS (said above)";
+    snprintf(buf, size, "present, not in effect: needs avx512vnni (%s)", vnni);
+    return buf;
 }
 
 /* Whether this process holds tile data: ARCH_GET_XCOMP_PERM's mask (a
@@ -242,14 +290,13 @@ static void amx_unsupported(void)
     never_chosen(amx);
 }
 
-/* Refused or disabled, AMX alone is gone: every other feature the hardware
- * has stays in effect. */
-/* The features in effect: the hardware's minus those disabled and AMX. */
-static void only_amx_dropped(unsigned disabled)
+/* Refused or disabled, AMX is gone, and the other features follow the tiers
+ * from what is disabled. */
+static void features_without_amx(unsigned off)
 {
-    const unsigned hw = qmm_cpu_detect_hardware(), got = qmm_cpu_features();
-    CHECK(got == (hw & ~(disabled | QMM_CPU_AMX)), "features 0x%x in effect, hardware 0x%x",
-          got, hw);
+    const unsigned got = qmm_cpu_features(), want = expected_features(off);
+    CHECK(got == want, "features 0x%x in effect, hardware 0x%x, expected 0x%x", got,
+          qmm_cpu_detect_hardware(), want);
     checks++;
     amx_unsupported();
 }
@@ -257,9 +304,10 @@ static void only_amx_dropped(unsigned disabled)
 /* ---- the modes ----------------------------------------------------------- */
 
 /* In a child, so that this process detects on its own afterwards: the
- * detection under QMM_VERBOSE=1 names the failed request and says the tier
- * was refused, or, without AMX, absent and never asked for. */
-static void refusal_said(int amx)
+ * detection under QMM_VERBOSE=1, with `off` switched off, says why AMX is not
+ * in effect, and names the failed request exactly when tile data was asked
+ * for. */
+static void amx_line_said(unsigned off)
 {
     fflush(stdout);
     fflush(stderr);
@@ -273,14 +321,17 @@ static void refusal_said(int amx)
             _exit(2);
         qmm_cpu_features();
         dup2(saved, STDERR_FILENO);
-        char text[4096];
+        char text[4096], buf[128];
         rewind(log);
         text[fread(text, 1, sizeof text - 1, log)] = '\0';
-        CHECK(test_feature_said(text, "amx", amx ? "present, not usable" : "absent") &&
-                  (strstr(text, "ARCH_REQ_XCOMP_PERM") != NULL) == amx,
-              "QMM_VERBOSE=1 said, on a CPU %s AMX:\n%s", amx ? "with" : "without", text);
+        const char *want = amx_said(off, buf, sizeof buf);
+        const int asked = amx_wanted(off);
+        CHECK(test_feature_said(text, "amx", want) &&
+                  (strstr(text, "ARCH_REQ_XCOMP_PERM") != NULL) == asked,
+              "QMM_VERBOSE=1 said, where amx should say \"%s\" and tile data %s asked for:\n%s",
+              want, asked ? "be" : "not be", text);
         checks++;
-        const int rc = test_finish("refused, QMM_VERBOSE=1", checks);
+        const int rc = test_finish("QMM_VERBOSE=1", checks);
         fflush(stdout);
         _exit(rc);
     }
@@ -291,17 +342,24 @@ static void refusal_said(int amx)
     checks++;
 }
 
-static void refused(void)
+/* Under the filter, with `off` switched off: the request made exactly once
+ * where AMX stays in effect (refused, then), never elsewhere. */
+static void under_filter(unsigned off)
 {
     install_filter();
-    const int amx = cpu_has_amx();
-    printf("refused: CPU %s AMX\n", amx ? "with" : "without");
-    refusal_said(amx);
-    only_amx_dropped(0);
+    const int asked = amx_wanted(off);
+    printf("tile data to be asked for %s\n", asked ? "once" : "never");
+    amx_line_said(off);
+    features_without_amx(off);
     products();
-    CHECK(atomic_load(&requests) == amx, "%d tile data request(s), expected %d",
-          atomic_load(&requests), amx);
+    CHECK(atomic_load(&requests) == asked, "%d tile data request(s), expected %d",
+          atomic_load(&requests), asked);
     checks++;
+}
+
+static void refused(void)
+{
+    under_filter(0);
 }
 
 static void disabled(void)
@@ -310,19 +368,14 @@ static void disabled(void)
     unsigned bits = 0;
     char unknown[32];
     CHECK(off != NULL && qmm_cpu_parse_feature_list(off, &bits, unknown, sizeof unknown) == 0 &&
-              (bits & (QMM_CPU_AMX | QMM_CPU_AVX512VNNI | QMM_CPU_AVX2)),
-          "QMM_DISABLE must name amx or a tier below it (the caller sets it)");
-    install_filter();
-    only_amx_dropped(bits);
-    products();
-    CHECK(atomic_load(&requests) == 0, "%d tile data request(s) with AMX disabled",
-          atomic_load(&requests));
-    checks += 2;
+              bits != 0,
+          "QMM_DISABLE must name features (the caller sets it)");
+    under_filter(bits);
 }
 
 static void granted(void)
 {
-    const int amx = cpu_has_amx();
+    const int amx = amx_wanted(0);
     const qmm_kernel *kern = amx_kernel();
     printf("granted: CPU %s AMX\n", amx ? "with" : "without");
     CHECK(!tile_data_granted(), "tile data held before the library asked");

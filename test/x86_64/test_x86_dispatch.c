@@ -1,13 +1,15 @@
 /*
  * x86_64 dispatch and exactness, small enough to run under qemu-x86_64 in
  * seconds (test_kernels_exact takes minutes there). The x86 kernels come in
- * tiers, each needing the features of the one before and its own: portable,
- * avx2 (AVX2), avx512vnni (AVX2 and AVX-512 F/BW/VL/VNNI), amx (those and
- * AMX-TILE/AMX-INT8, granted by the OS). The amx tier has no GEMV kernel: its
- * GEMV role stays on the VNNI tier's.
+ * tiers: portable, avx2 (AVX2), avx512vnni (AVX-512 F/BW/VL/VNNI), amx
+ * (AMX-TILE/AMX-INT8, granted by the OS), each in effect only when the one
+ * below it is. The amx tier has no GEMV kernel: its GEMV role stays on the
+ * VNNI tier's.
  *
- *   test_x86_dispatch auto        the tier that the features in effect allow
- *                                 (this CPU narrowed by QMM_DISABLE) is chosen
+ *   test_x86_dispatch auto        the highest tier that this CPU has, with every
+ *                                 tier below it, none of them named by
+ *                                 QMM_DISABLE, is chosen (AMX only where the
+ *                                 OS granted it: test_amx_permission's part)
  *   test_x86_dispatch avx2        the CPU must have AVX2 in effect and not
  *                                 AVX-512 VNNI (QEMU's -cpu max): the AVX2 tier
  *   test_x86_dispatch portable    AVX2 not in effect: the portable tier
@@ -241,15 +243,26 @@ int main(int argc, char **argv)
         return test_finish("test_x86_dispatch forced", checks);
     }
     const unsigned hw = qmm_cpu_detect_hardware();
-    const unsigned vnni = QMM_CPU_AVX2 | QMM_CPU_AVX512VNNI;
     int top; /* the tier expected */
     if (strcmp(mode, "auto") == 0) {
-        top = qmm_cpu_has(vnni | QMM_CPU_AMX) ? 3
-              : qmm_cpu_has(vnni)             ? 2
-              : qmm_cpu_has(QMM_CPU_AVX2)     ? 1
-                                              : 0;
+        /* The tiers' features, lowest first, stated here apart from the
+         * library's table: the first one missing or disabled ends the climb. */
+        static const unsigned tier_features[TIERS] = {0, QMM_CPU_AVX2, QMM_CPU_AVX512VNNI,
+                                                      QMM_CPU_AMX};
+        unsigned off = 0;
+        char unknown[32];
+        const char *disable = getenv("QMM_DISABLE");
+        if (disable != NULL)
+            qmm_cpu_parse_feature_list(disable, &off, unknown, sizeof unknown);
+        top = 0;
+        while (top + 1 < TIERS && (hw & ~off & tier_features[top + 1]) != 0)
+            top++;
+        if (top == 3 && !qmm_cpu_has(QMM_CPU_AMX)) {
+            printf("AMX not granted by the OS: expecting the tier below\n");
+            top = 2;
+        }
     } else if (strcmp(mode, "avx2") == 0) {
-        CHECK(qmm_cpu_has(QMM_CPU_AVX2) && !qmm_cpu_has(vnni),
+        CHECK(qmm_cpu_has(QMM_CPU_AVX2) && !qmm_cpu_has(QMM_CPU_AVX512VNNI),
               "expected AVX2 in effect and AVX-512 VNNI not");
         top = 1;
     } else if (strcmp(mode, "portable") == 0) {
