@@ -318,10 +318,7 @@ static void quiet_unset(void) { quiet(NULL); }
 static void quiet_zero(void) { quiet("0"); }
 static void quiet_junk(void) { quiet("yes"); }
 
-static const struct {
-    const char *name;
-    void (*run)(void);
-} modes[] = {
+static const test_mode modes[] = {
     {"disable-list", disable_list},
     {"disable-messy", disable_messy},
     {"disable-amx", disable_amx},
@@ -344,14 +341,5 @@ int main(int argc, char **argv)
                                        "QMM_VERBOSE"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         unsetenv(vars[i]);
-    for (size_t i = 0; argc == 2 && i < sizeof modes / sizeof modes[0]; i++)
-        if (strcmp(argv[1], modes[i].name) == 0) {
-            modes[i].run();
-            return test_finish(argv[1], checks);
-        }
-    fprintf(stderr, "usage: test_env <mode>; modes:");
-    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
-        fprintf(stderr, " %s", modes[i].name);
-    fputc('\n', stderr);
-    return 2;
+    return test_mode_main(argc, argv, "test_env", modes, sizeof modes / sizeof modes[0], &checks);
 }

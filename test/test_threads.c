@@ -316,29 +316,35 @@ static void parallel_region(void)
 #endif
 }
 
+static void callers(void)
+{
+    parallel_region();
+    many_user_threads();
+}
+
+static void count_default(void)
+{
+    count(0);
+}
+
+static void count_env(void)
+{
+    count(3);
+}
+
+static const test_mode modes[] = {
+    {"identity", identity},
+    {"count-default", count_default},
+    {"count-env", count_env},
+    {"count-affinity", count_affinity},
+    {"pool", engine_pool},
+    {"callers", callers},
+};
+
 int main(int argc, char **argv)
 {
-    const char *mode = argc > 1 ? argv[1] : "";
     test_seed(7);
     qmm_partition_set_small_product(1);
-    if (strcmp(mode, "identity") == 0)
-        identity();
-    else if (strcmp(mode, "count-default") == 0)
-        count(0);
-    else if (strcmp(mode, "count-env") == 0)
-        count(3);
-    else if (strcmp(mode, "count-affinity") == 0)
-        count_affinity();
-    else if (strcmp(mode, "pool") == 0)
-        engine_pool();
-    else if (strcmp(mode, "callers") == 0) {
-        parallel_region();
-        many_user_threads();
-    } else {
-        fprintf(stderr, "test_threads: unknown mode \"%s\"\n", mode);
-        return 2;
-    }
-    char name[64];
-    snprintf(name, sizeof name, "test_threads %s", mode);
-    return test_finish(name, checks);
+    return test_mode_main(argc, argv, "test_threads", modes, sizeof modes / sizeof modes[0],
+                          &checks);
 }

@@ -132,6 +132,8 @@ static void counts(void)
  * run of the same split, and the exact result. */
 static void concurrent(void)
 {
+    /* Every product on every thread, however small, as in test_threads. */
+    qmm_partition_set_small_product(1);
     static const shape racing[] = {{200, 300, 250}, {37, 2500, 45}, {500, 64, 700}};
     for (size_t s = 0; s < sizeof racing / sizeof racing[0]; s++) {
         const shape sh = racing[s];
@@ -174,20 +176,13 @@ static void concurrent(void)
     }
 }
 
+static const test_mode modes[] = {
+    {"counts", counts},
+    {"concurrent", concurrent},
+};
+
 int main(int argc, char **argv)
 {
-    const char *mode = argc > 1 ? argv[1] : "";
     test_seed(23);
-    if (strcmp(mode, "counts") == 0) {
-        counts();
-    } else if (strcmp(mode, "concurrent") == 0) {
-        qmm_partition_set_small_product(1);
-        concurrent();
-    } else {
-        fprintf(stderr, "test_work: unknown mode \"%s\"\n", mode);
-        return 2;
-    }
-    char name[64];
-    snprintf(name, sizeof name, "test_work %s", mode);
-    return test_finish(name, checks);
+    return test_mode_main(argc, argv, "test_work", modes, sizeof modes / sizeof modes[0], &checks);
 }

@@ -26,6 +26,23 @@ int test_finish(const char *name, long checks)
     return test_failures == 0 && checks > 0 ? 0 : 1;
 }
 
+int test_mode_main(int argc, char **argv, const char *program, const test_mode *modes,
+                   size_t count, const long *checks)
+{
+    for (size_t i = 0; argc == 2 && i < count; i++)
+        if (strcmp(argv[1], modes[i].name) == 0) {
+            modes[i].run();
+            char name[128];
+            snprintf(name, sizeof name, "%s %s", program, argv[1]);
+            return test_finish(name, *checks);
+        }
+    fprintf(stderr, "usage: %s MODE; modes:", program);
+    for (size_t i = 0; i < count; i++)
+        fprintf(stderr, " %s", modes[i].name);
+    fputc('\n', stderr);
+    return 2;
+}
+
 void test_each_kernel(long *checks, const char **forced, void (*suite)(void),
                       void (*unsupported)(const char *kernel))
 {

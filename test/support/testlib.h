@@ -27,6 +27,16 @@ void test_fail(const char *file, int line, const char *fmt, ...)
 /* Prints a summary line and returns main's exit code. */
 int test_finish(const char *name, long checks);
 
+/* A test of several modes, one per process ("program MODE"): runs the mode
+ * argv[1] names and returns test_finish("program MODE", *checks); with no or
+ * an unknown mode, lists the modes on stderr and returns 2. */
+typedef struct test_mode {
+    const char *name;
+    void (*run)(void);
+} test_mode;
+int test_mode_main(int argc, char **argv, const char *program, const test_mode *modes,
+                   size_t count, const long *checks);
+
 /* ---- every kernel, each in a child process ------------------------------ */
 /* For each kernel qmm_kernel_at lists, forks a child that sets QMM_KERNEL to
  * its name (the library reads its environment once: call this before the
