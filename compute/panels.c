@@ -4,10 +4,14 @@
 
 enum { FREE, PACKING, PACKED };
 
-/* Lines of a run of claimed panels: at least a cache line of a row-major
- * source's row (adjacent lines, as B's columns are), so that no two tasks
- * split one line between them. */
+/* The fewest lines a claim takes: a cache line of bytes. */
 enum { RUN_LINES = 64 };
+
+size_t qmm_panels_run(unsigned r, size_t block, size_t threads)
+{
+    const size_t line = qmm_ceil_div(RUN_LINES, r), share = qmm_ceil_div(block, threads);
+    return share > line ? share : line;
+}
 
 void qmm_panels_reset(qmm_panels *x, size_t kb0, size_t kb1, size_t p0, size_t count)
 {
@@ -65,14 +69,13 @@ size_t qmm_panels_ready(const qmm_panels *x, const qmm_blocking *blk, size_t kb,
     if (x->state == NULL)
         return 0;
     atomic_uchar *state = x->state + (kb - x->kb0) * x->count;
-    const size_t run_most = qmm_ceil_div(RUN_LINES, x->r);
     size_t packed = 0;
     /* Indices into state count from the first panel held. */
     for (size_t p = p0 - x->p0; p < p1 - x->p0; p++) {
         if (!claim(&state[p]))
             continue;
         size_t end = p + 1;
-        while (end < p1 - x->p0 && end - p < run_most && claim(&state[end]))
+        while (end < p1 - x->p0 && end - p < x->run && claim(&state[end]))
             end++;
         packed += qmm_panels_pack(x, blk, kb, x->p0 + p, end - p);
         for (size_t q = p; q < end; q++)

@@ -35,7 +35,15 @@ typedef struct qmm_panels {
     unsigned char *data;
     atomic_uchar *state;        /* per k block, then panel; NULL: every panel packed */
     size_t kb0, p0, count;      /* the first k block and panel held, panels per k block */
+    size_t run;                 /* the most panels a task claims at once (qmm_panels_run) */
 } qmm_panels;
+
+/* Panels per claim for blocks of `block` panels of r lines read by `threads`
+ * tasks: a block's share of one task, so that a task alone packs a block in
+ * one call and the tasks that share it pack their parts side by side, but at
+ * least a cache line of a row-major source's row (adjacent lines, as B's
+ * columns are), so that no two tasks split one line between them. */
+size_t qmm_panels_run(unsigned r, size_t block, size_t threads);
 
 /* Points x at panels [p0, p0 + count) of k blocks [kb0, kb1), none packed
  * yet; x->state has room for them. */
