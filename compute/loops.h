@@ -49,11 +49,16 @@ int qmm_loops_a_in_place(const qmm_job *job);
 /* Where a task's sums go: the view `to` (C, a buffer of sums with C's extent,
  * or a depth part's partial sums), stored in the range's first k block when
  * fresh, else added; with finish not NULL, the tiles of the range's last k
- * block go through that stage into C (compute/tile.h). */
+ * block go through that stage into C (compute/tile.h). Its turns
+ * (compute/panels.h) among the tasks that share its A panels (the other
+ * column groups) and its B panels (the other row groups): it walks blocks and
+ * panels in that order, so that tasks sharing them pack and read different
+ * ones first instead of waiting on each other. */
 typedef struct qmm_task_out {
     const qmm_c_view *to;
     int fresh;
     const qmm_epilogue *finish;
+    qmm_turn a_turn, b_turn;
 } qmm_task_out;
 
 /* Runs the nest over range r, reading A's and B's panels from a and b (A's

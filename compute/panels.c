@@ -2,8 +2,6 @@
 
 #include <sched.h>
 
-enum { FREE, PACKING, PACKED };
-
 /* The fewest lines a claim takes: a cache line of bytes. */
 enum { RUN_LINES = 64 };
 
@@ -19,7 +17,7 @@ void qmm_panels_reset(qmm_panels *x, size_t kb0, size_t kb1, size_t p0, size_t c
     x->p0 = p0;
     x->count = count;
     for (size_t i = 0; i < (kb1 - kb0) * count; i++)
-        atomic_init(&x->state[i], FREE);
+        atomic_init(&x->state[i], QMM_PANEL_FREE);
 }
 
 size_t qmm_panels_bytes(const size_t bytes[2], const qmm_blocking *blk, size_t kb0, size_t kb1,
@@ -49,40 +47,48 @@ size_t qmm_panels_pack(const qmm_panels *x, const qmm_blocking *blk, size_t kb, 
 
 static int claim(atomic_uchar *s)
 {
-    unsigned char expected = FREE;
-    return atomic_load_explicit(s, memory_order_relaxed) == FREE &&
-           atomic_compare_exchange_strong_explicit(s, &expected, PACKING, memory_order_relaxed,
-                                                   memory_order_relaxed);
+    unsigned char expected = QMM_PANEL_FREE;
+    return atomic_load_explicit(s, memory_order_relaxed) == QMM_PANEL_FREE &&
+           atomic_compare_exchange_strong_explicit(s, &expected, QMM_PANEL_PACKING,
+                                                   memory_order_relaxed, memory_order_relaxed);
 }
 
-/* Waits for a panel another task is packing: it is running, so not for long. */
-static void wait_packed(const atomic_uchar *s)
+void qmm_panels_wait_packing(const atomic_uchar *state)
 {
-    for (unsigned spins = 0; atomic_load_explicit(s, memory_order_acquire) != PACKED; spins++)
+    for (unsigned spins = 0;
+         atomic_load_explicit(state, memory_order_acquire) != QMM_PANEL_PACKED; spins++)
         if (spins >= 64)
             sched_yield();
 }
 
-size_t qmm_panels_ready(const qmm_panels *x, const qmm_blocking *blk, size_t kb, size_t p0,
-                        size_t p1)
+/* Claims and packs the free panels among [from, to) (indices into the states
+ * of k block kb), in runs; returns the bytes packed. */
+static size_t claim_runs(const qmm_panels *x, const qmm_blocking *blk, size_t kb, size_t from,
+                         size_t to)
 {
-    if (x->state == NULL)
-        return 0;
     atomic_uchar *state = x->state + (kb - x->kb0) * x->count;
     size_t packed = 0;
-    /* Indices into state count from the first panel held. */
-    for (size_t p = p0 - x->p0; p < p1 - x->p0; p++) {
+    for (size_t p = from; p < to; p++) {
         if (!claim(&state[p]))
             continue;
         size_t end = p + 1;
-        while (end < p1 - x->p0 && end - p < x->run && claim(&state[end]))
+        while (end < to && end - p < x->run && claim(&state[end]))
             end++;
         packed += qmm_panels_pack(x, blk, kb, x->p0 + p, end - p);
         for (size_t q = p; q < end; q++)
-            atomic_store_explicit(&state[q], PACKED, memory_order_release);
+            atomic_store_explicit(&state[q], QMM_PANEL_PACKED, memory_order_release);
         p = end - 1;
     }
-    for (size_t p = p0 - x->p0; p < p1 - x->p0; p++)
-        wait_packed(&state[p]);
     return packed;
+}
+
+size_t qmm_panels_claim(const qmm_panels *x, const qmm_blocking *blk, size_t kb, size_t p0,
+                        size_t p1, qmm_turn turn)
+{
+    if (x->state == NULL)
+        return 0;
+    /* Indices into the states count from the first panel held. */
+    const size_t first = p0 - x->p0, end = p1 - x->p0;
+    const size_t start = first + qmm_turn_at(turn, end - first, 0);
+    return claim_runs(x, blk, kb, start, end) + claim_runs(x, blk, kb, first, start);
 }

@@ -5,11 +5,14 @@
  *
  * Each panel of each k block has a state: free, being packed, packed. A task
  * about to read panels [p0, p1) of a k block claims the free ones (runs of
- * them, one packing call a run), packs what it claimed, then waits for those
- * that other tasks claimed. A claim is only ever held by a task that is
- * running and packing, never waiting, so a wait always ends: the tasks may run
- * in any order, on any number of threads, one included. Whoever packs a panel,
- * it is packed exactly once, so the bytes packed do not depend on the threads.
+ * them, one packing call a run) and packs them, starting its turn's share of
+ * the way along so that the tasks that share the panels start on different
+ * ones; it then reads its panels in the same order, waiting for each one
+ * only if another task is still packing it. A claim is only ever held by a
+ * task that is running and packing, never waiting, so a wait always ends:
+ * the tasks may run in any order, on any number of threads, one included.
+ * Whoever packs a panel, it is packed exactly once, so the bytes packed do
+ * not depend on the threads.
  *
  * The panels of k block kb lie back to back, from the first panel the buffer
  * holds (p0) on: panel p of block kb at (kb - kb0) * count * bytes[0] +
@@ -24,6 +27,21 @@
 #include <stdint.h>
 
 #include "blocking.h"
+
+enum { QMM_PANEL_FREE, QMM_PANEL_PACKING, QMM_PANEL_PACKED };
+
+/* Which of `groups` tasks sharing a run of blocks or panels a task is: it
+ * starts on them group/groups of the way along. */
+typedef struct qmm_turn {
+    size_t group, groups;
+} qmm_turn;
+
+/* Index s of count things taken in turn: the (s + count*group/groups)th,
+ * wrapping. */
+static inline size_t qmm_turn_at(qmm_turn turn, size_t count, size_t s)
+{
+    return (s + count * turn.group / turn.groups) % count;
+}
 
 typedef struct qmm_panels {
     const qmm_pack_format *format;
@@ -66,9 +84,24 @@ size_t qmm_panels_bytes(const size_t bytes[2], const qmm_blocking *blk, size_t k
 size_t qmm_panels_pack(const qmm_panels *x, const qmm_blocking *blk, size_t kb, size_t p0,
                        size_t count);
 
-/* Makes panels [p0, p1) of k block kb packed, packing those this task can
- * claim, and returns the bytes it packed. */
-size_t qmm_panels_ready(const qmm_panels *x, const qmm_blocking *blk, size_t kb, size_t p0,
-                        size_t p1);
+/* Packs the panels of [p0, p1) of k block kb that this task can claim, in
+ * its turn's order, and returns the bytes it packed: others may still be
+ * packing theirs (qmm_panels_wait). */
+size_t qmm_panels_claim(const qmm_panels *x, const qmm_blocking *blk, size_t kb, size_t p0,
+                        size_t p1, qmm_turn turn);
+
+/* Waits for a panel that another task is packing: it is running, so not for
+ * long. */
+void qmm_panels_wait_packing(const atomic_uchar *state);
+
+/* Returns once panel p of k block kb is packed. */
+static inline void qmm_panels_wait(const qmm_panels *x, size_t kb, size_t p)
+{
+    if (x->state == NULL)
+        return;
+    const atomic_uchar *s = &x->state[(kb - x->kb0) * x->count + (p - x->p0)];
+    if (atomic_load_explicit(s, memory_order_acquire) != QMM_PANEL_PACKED)
+        qmm_panels_wait_packing(s);
+}
 
 #endif

@@ -12,13 +12,24 @@
 enum {
     SMALL_PRODUCT_MACS = 1 << 18,
     SMALL_PRODUCT_RANK = 20,
-    /* Packing one byte, relative to one multiply-add of a kernel. */
+    /* The costs below, in multiply-adds of a kernel of rank SMALL_PRODUCT_RANK;
+     * a faster kernel's multiply-adds are cheaper, so they weigh more. */
+    /* Packing one byte. */
     PACK_COST = 8,
-    /* Reading one byte of a packed panel another thread may have packed. */
-    READ_COST = 1,
+    /* Reading one byte of a panel another task packed, from its core: on the
+     * AMX Xeon, sharing A's panels between two column groups ran 784x864x128
+     * at half the speed of a row split sharing B's. */
+    SHARED_READ_COST = 4,
     /* Adding one partial sum into C at the end of a depth split. */
     REDUCE_COST = 4,
 };
+
+/* How much more a kernel of rank `rank` does in the time of one multiply-add
+ * at SMALL_PRODUCT_RANK (at least 1). */
+static double speedup(unsigned rank)
+{
+    return rank > SMALL_PRODUCT_RANK ? (double)rank / SMALL_PRODUCT_RANK : 1;
+}
 
 /* A depth split keeps (tk - 1) partial copies of C: at most this many bytes. */
 #define PARTIAL_BYTES_MAX ((size_t)1 << 20)
@@ -38,17 +49,19 @@ size_t qmm_partition_small(size_t fallback)
 
 size_t qmm_partition_threads(const qmm_job *job)
 {
-    const double rank = job->kern->rank > SMALL_PRODUCT_RANK ? job->kern->rank : SMALL_PRODUCT_RANK;
     const size_t set = qmm_partition_small(0);
     const double small = set != 0 ? (double)set
-                                  : (double)SMALL_PRODUCT_MACS * rank / SMALL_PRODUCT_RANK;
+                                  : (double)SMALL_PRODUCT_MACS * speedup(job->kern->rank);
     /* In double: m * n * k may not fit in a size_t. */
     double macs = (double)job->m * (double)job->n * (double)job->k;
     double worth = macs / small;
     return worth < 1 ? 1 : worth > QMM_MAX_THREADS ? QMM_MAX_THREADS : (size_t)worth;
 }
 
-/* The cost of the largest task of a split (in multiply-adds). */
+/* The cost of the largest task of a split (in multiply-adds): its
+ * multiply-adds, its share of the packing, the panels it reads that the
+ * other groups packed (A's, shared by the tn column groups, when the job
+ * packs A; B's, by the tm row groups) and the final additions. */
 static double largest_task(const qmm_job *job, const qmm_range *s, size_t packed, size_t tm,
                            size_t tn, size_t tk)
 {
@@ -56,9 +69,15 @@ static double largest_task(const qmm_job *job, const qmm_range *s, size_t packed
     double rows = (double)qmm_ceil_div(qmm_ceil_div(s->i1 - s->i0, kern->mr), tm) * kern->mr;
     double cols = (double)qmm_ceil_div(qmm_ceil_div(s->j1 - s->j0, kern->nr), tn) * kern->nr;
     double depth = (double)qmm_ceil_div(s->kb1 - s->kb0, tk) * (double)job->blk.kc;
+    double a_bytes = job->packed_a == NULL && !qmm_loops_a_in_place(job)
+                         ? rows * kern->a_format->elem_bytes * (double)(tn - 1) / (double)tn
+                         : 0;
+    double b_bytes = cols * kern->b_format->elem_bytes * (double)(tm - 1) / (double)tm;
     double reduce = (double)(tk - 1) * (double)(s->i1 - s->i0) * (double)(s->j1 - s->j0);
-    return rows * cols * depth + READ_COST * depth * (rows + cols) +
-           PACK_COST * (double)packed / (double)(tm * tn * tk) + REDUCE_COST * reduce;
+    return rows * cols * depth +
+           speedup(kern->rank) * (PACK_COST * (double)packed / (double)(tm * tn * tk) +
+                                  SHARED_READ_COST * depth * (a_bytes + b_bytes) +
+                                  REDUCE_COST * reduce);
 }
 
 qmm_partition qmm_partition_choose(const qmm_job *job, const qmm_range *sweep, size_t packed,
@@ -96,22 +115,22 @@ static void group(size_t count, size_t groups, size_t g, size_t *first, size_t *
     *end = *first + count / groups + (g < count % groups);
 }
 
-qmm_range qmm_partition_range(const qmm_job *job, const qmm_partition *p,
-                              const qmm_range *sweep, size_t t, size_t *part)
+qmm_task qmm_partition_task(const qmm_job *job, const qmm_partition *p, const qmm_range *sweep,
+                            size_t t)
 {
     const unsigned mr = job->kern->mr, nr = job->kern->nr;
-    size_t gm = t % p->tm, gn = t / p->tm % p->tn, gk = t / (p->tm * p->tn);
+    const size_t gm = t % p->tm, gn = t / p->tm % p->tn, gk = t / (p->tm * p->tn);
     size_t a, b;
-    qmm_range r;
+    qmm_task task = {.part = gk, .a_turn = {gn, p->tn}, .b_turn = {gm, p->tm}};
+    qmm_range *r = &task.range;
     group(qmm_ceil_div(sweep->i1 - sweep->i0, mr), p->tm, gm, &a, &b);
-    r.i0 = sweep->i0 + a * mr;
-    r.i1 = sweep->i0 + b * mr < sweep->i1 ? sweep->i0 + b * mr : sweep->i1;
+    r->i0 = sweep->i0 + a * mr;
+    r->i1 = sweep->i0 + b * mr < sweep->i1 ? sweep->i0 + b * mr : sweep->i1;
     group(qmm_ceil_div(sweep->j1 - sweep->j0, nr), p->tn, gn, &a, &b);
-    r.j0 = sweep->j0 + a * nr;
-    r.j1 = sweep->j0 + b * nr < sweep->j1 ? sweep->j0 + b * nr : sweep->j1;
+    r->j0 = sweep->j0 + a * nr;
+    r->j1 = sweep->j0 + b * nr < sweep->j1 ? sweep->j0 + b * nr : sweep->j1;
     group(sweep->kb1 - sweep->kb0, p->tk, gk, &a, &b);
-    r.kb0 = sweep->kb0 + a;
-    r.kb1 = sweep->kb0 + b;
-    *part = gk;
-    return r;
+    r->kb0 = sweep->kb0 + a;
+    r->kb1 = sweep->kb0 + b;
+    return task;
 }

@@ -42,9 +42,16 @@ static inline size_t qmm_partition_tasks(const qmm_partition *p)
     return p->tm * p->tn * p->tk;
 }
 
-/* Task t's range within the sweep, and its depth part (0 for the part that
- * adds to the sums of earlier sweeps, and finishes C). */
-qmm_range qmm_partition_range(const qmm_job *job, const qmm_partition *p,
-                              const qmm_range *sweep, size_t t, size_t *part);
+/* Task t of a split: its range within the sweep, its depth part (0 for the
+ * part that adds to the sums of earlier sweeps, and finishes C), and its
+ * turns among the tasks that share its blocks (compute/loops.h). */
+typedef struct qmm_task {
+    qmm_range range;
+    size_t part;
+    qmm_turn a_turn, b_turn;
+} qmm_task;
+
+qmm_task qmm_partition_task(const qmm_job *job, const qmm_partition *p, const qmm_range *sweep,
+                            size_t t);
 
 #endif
