@@ -11,18 +11,16 @@
 #include "work.h"
 #include "workspace.h"
 
-/* The most bytes of packed panels one sweep holds: the call's buffer, which
- * its calling thread keeps for the next call. 4096^3 on the AVX2 kernel (A
- * and B sign-extended to int16) is one sweep. */
+/* The most bytes of shared packed panels one sweep holds: the call's buffer,
+ * which its calling thread keeps for the next call. 4096^3 on the AVX2 kernel
+ * (A and B sign-extended to int16) is one sweep. */
 #define SWEEP_BYTES ((size_t)64 << 20)
 
 /* A sweep cut in depth still holds this many panels of each operand, so that
  * its tasks have panels to share out. */
 enum { SWEEP_MIN_PANELS = 8 };
 
-/* B's panels are small beside an A block when B_SMALL times them fit in it:
- * repacking them for every A block costs at most a quarter of packing A. */
-enum { B_SMALL = 4 };
+
 
 static atomic_size_t sweep_bytes_set;
 
@@ -35,7 +33,7 @@ void qmm_job_set_sweep_bytes(size_t bytes)
 typedef enum a_source {
     A_PLAN,      /* packed by a plan, every one */
     A_IN_PLACE,  /* A's own rows; only a last partial panel packed */
-    A_PACKED,    /* packed by the tasks, shared */
+    A_PACKED,    /* packed by the tasks */
 } a_source;
 
 static a_source a_source_of(const qmm_job *job)
@@ -49,16 +47,8 @@ static a_source a_source_of(const qmm_job *job)
  * columns (multiples of mr and nr), k blocks. Rows, then columns, then k
  * blocks are cut only as far as the bound needs: the depth only when a few
  * panels of each operand over all of it do not fit, and then C's sums are
- * revisited once per sweep in depth. A team of one thread also cuts its
- * columns to a B block a sweep: the buffer's B panels are then rewritten
- * from one sweep to the next while they are still in cache (packing into
- * fresh memory cost it 5-10% at 1024^3 on the AMX Xeon), and since A stays
- * packed across column sweeps, this packs nothing more; a larger team keeps
- * its sweeps few, as each costs a fork and a join (a second sweep cost two
- * threads 6% there). Where its B panels are small beside an A block, the
- * thread alone cuts its rows to an A block a sweep too, so that A is packed
- * into panels still in cache, B being repacked each time (12544x147x64, an
- * InceptionV1 layer, ran 1.1x faster there). */
+ * revisited once per sweep in depth. Each sweep costs a team a fork and a
+ * join, so they are few. */
 typedef struct sweep_cut {
     size_t rows, cols, k_blocks;
 } sweep_cut;
@@ -70,7 +60,7 @@ static size_t how_many(double room, double each)
     return n < 1 ? 1 : (size_t)n;
 }
 
-static sweep_cut cut(const qmm_job *job, size_t threads)
+static sweep_cut cut(const qmm_job *job)
 {
     const qmm_blocking *blk = &job->blk;
     const size_t set = atomic_load_explicit(&sweep_bytes_set, memory_order_relaxed);
@@ -89,12 +79,6 @@ static sweep_cut cut(const qmm_job *job, size_t threads)
     const double b_room = bound - a_line * (double)c.rows;
     if (b_line * (double)c.cols > b_room)
         c.cols = how_many(b_room, b_line);
-    if (threads == 1 && c.cols > blk->nc / job->kern->nr)
-        c.cols = blk->nc / job->kern->nr;
-    const size_t a_block = blk->mc / job->kern->mr;
-    if (threads == 1 && b_line * (double)c.cols * B_SMALL <= a_line * (double)a_block &&
-        c.rows > a_block)
-        c.rows = a_block;
     c.rows *= job->kern->mr;
     c.cols *= job->kern->nr;
     return c;
@@ -119,12 +103,20 @@ static qmm_range sweep_at(const qmm_job *job, const sweep_cut *c, size_t s)
     return r;
 }
 
-/* The call's buffer: the largest sweep's panels of A and of B and their
- * states, the sums of a C that is not int32 when a tile's are made in
- * several steps, and the partial copies of C of a depth split. */
+/* The call's buffer: the largest sweep's shared panels of A and of B and
+ * their states (an operand no two tasks share needs none), every task's own
+ * region, the sums of a C that is not int32 when a tile's are made in several
+ * steps, and the partial copies of C of a depth split. */
 typedef struct call_layout {
-    size_t a, b, a_state, b_state, sums, partials, total;
+    size_t a, b, a_state, b_state, own, sums, partials, total;
 } call_layout;
+
+/* What the buffer must hold, found by splitting every sweep first. */
+typedef struct call_needs {
+    int a_shared, b_shared;  /* some sweep shares A's panels, B's */
+    size_t tasks, tk;        /* the most tasks and depth parts of a sweep */
+    size_t own;              /* the largest task's own region */
+} call_needs;
 
 static size_t aligned(size_t bytes)
 {
@@ -142,25 +134,44 @@ typedef struct run_state {
     int first_k, last_k;     /* the sweep begins, ends the depth */
     qmm_c_view sums;         /* part 0's sums: the job's c, or m x n in the buffer */
     int32_t *partials;       /* parts 1..tk-1: m x n each, row-major */
+    unsigned char *own;      /* task t's own region at own + t * own_bytes */
+    size_t own_bytes, hold_a;
     atomic_uint_least64_t packed_a, packed_b, tiles;
 } run_state;
+
+/* A's rows a task keeps packed for a k block, when no other task reads them:
+ * HOLD_A_BYTES among the team, times the kernel's speed, else an A block at a
+ * time for each B block. A faster kernel loses more to repacking A for every
+ * block of B than to reading A from a larger buffer: at 4096^3 on the AMX
+ * Xeon, A held ran 1.3x faster than A repacked (the AVX2 kernel, the other way
+ * round, 1.3x slower). */
+#define HOLD_A_BYTES ((size_t)4 << 20)
+
+/* Task t of the sweep split by part, with where its sums go. */
+static qmm_task_out task_out(const run_state *s, const qmm_task *task, qmm_c_view *partial)
+{
+    const qmm_job *job = s->job;
+    const size_t part = task->part;
+    if (part > 0)
+        *partial = (qmm_c_view){s->partials + (part - 1) * job->m * job->n, (ptrdiff_t)job->n, 1};
+    return (qmm_task_out){
+        .to = part == 0 ? &s->sums : partial,
+        .fresh = part > 0 || s->first_k,
+        .finish = part == 0 && s->part.tk == 1 && s->last_k ? job->epi : NULL,
+        .a_turn = task->a_turn,
+        .b_turn = task->b_turn,
+        .hold_a = s->hold_a,
+    };
+}
 
 static void run_task(void *context, size_t t)
 {
     run_state *s = context;
     const qmm_job *job = s->job;
     const qmm_task task = qmm_partition_task(job, &s->part, &s->sweep, t);
-    const size_t part = task.part;
     qmm_c_view partial = {0};
-    if (part > 0)
-        partial = (qmm_c_view){s->partials + (part - 1) * job->m * job->n, (ptrdiff_t)job->n, 1};
-    const qmm_task_out out = {
-        .to = part == 0 ? &s->sums : &partial,
-        .fresh = part > 0 || s->first_k,
-        .finish = part == 0 && s->part.tk == 1 && s->last_k ? job->epi : NULL,
-        .a_turn = task.a_turn,
-        .b_turn = task.b_turn,
-    };
+    qmm_task_out out = task_out(s, &task, &partial);
+    out.own = s->own + t * s->own_bytes;
     qmm_work done = {0};
     qmm_loops_run(job, &s->a, &s->b, &task.range, &out, &done);
     atomic_fetch_add_explicit(&s->packed_a, done.packed_a, memory_order_relaxed);
@@ -183,17 +194,28 @@ static uint64_t add_partials(const run_state *s)
     return (uint64_t)(s->part.tk - 1) * rows * cols * sizeof(int32_t);
 }
 
-/* Bytes of panels the tasks pack in sweep w: what its split weighs. */
-static size_t sweep_packing(const qmm_job *job, a_source src, const qmm_range *w)
+/* Splits every sweep as the run will, for what its buffer must hold. */
+static call_needs needs_of(run_state *s, const sweep_cut *c, size_t sweeps, size_t threads,
+                           a_source src)
 {
-    const qmm_blocking *blk = &job->blk;
-    const unsigned mr = job->kern->mr, nr = job->kern->nr;
-    size_t b = qmm_panels_bytes(blk->b_panel, blk, w->kb0, w->kb1,
-                                qmm_ceil_div(w->j1 - w->j0, nr));
-    size_t a = src != A_PACKED ? 0
-                               : qmm_panels_bytes(blk->a_panel, blk, w->kb0, w->kb1,
-                                                  qmm_ceil_div(w->i1 - w->i0, mr));
-    return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+    call_needs n = {.tasks = 1, .tk = 1};
+    for (size_t i = 0; i < sweeps; i++) {
+        s->sweep = sweep_at(s->job, c, i);
+        s->part = qmm_partition_choose(s->job, &s->sweep, threads);
+        const size_t tasks = qmm_partition_tasks(&s->part);
+        n.tasks = tasks > n.tasks ? tasks : n.tasks;
+        n.tk = s->part.tk > n.tk ? s->part.tk : n.tk;
+        n.a_shared |= src == A_PACKED && s->part.tn > 1;
+        n.b_shared |= s->part.tm > 1;
+        for (size_t t = 0; t < tasks; t++) {
+            const qmm_task task = qmm_partition_task(s->job, &s->part, &s->sweep, t);
+            qmm_c_view partial;
+            const qmm_task_out out = task_out(s, &task, &partial);
+            const size_t own = qmm_loops_own_bytes(s->job, &task.range, &out);
+            n.own = own > n.own ? own : n.own;
+        }
+    }
+    return n;
 }
 
 /* Adds a part of bytes (0 standing for an overflow when it may not be 0) to
@@ -210,29 +232,30 @@ static size_t place(call_layout *l, size_t bytes, int empty_ok)
 }
 
 /* The call's buffer for sweeps up to the first (the largest in every
- * dimension), with depth splits of up to most_tk parts; total 0 when that
- * overflows size_t. */
+ * dimension) and the needs found; total 0 when that overflows size_t. */
 static call_layout lay_out(const qmm_job *job, a_source src, const qmm_range *first,
-                           size_t most_tk)
+                           const call_needs *n)
 {
     const qmm_blocking *blk = &job->blk;
-    const size_t a_count = src == A_PACKED    ? qmm_ceil_div(first->i1, job->kern->mr)
-                           : src == A_IN_PLACE ? 1
-                                               : 0;
-    const size_t b_count = qmm_ceil_div(first->j1, job->kern->nr);
+    const size_t a_count = src == A_IN_PLACE                ? 1
+                           : src == A_PACKED && n->a_shared ? qmm_ceil_div(first->i1, job->kern->mr)
+                                                            : 0;
+    const size_t b_count = n->b_shared ? qmm_ceil_div(first->j1, job->kern->nr) : 0;
     const size_t depth = first->kb1;
     const size_t mn = job->m * job->n;  /* bounded by C's check */
     const int sums = job->epi != NULL && job->epi->type != QMM_TYPE_I32 &&
-                     (blk->k_blocks > 1 || most_tk > 1);
+                     (blk->k_blocks > 1 || n->tk > 1);
     call_layout l = {0};
     l.a = place(&l, qmm_panels_bytes(blk->a_panel, blk, 0, depth, a_count), a_count == 0);
-    l.b = place(&l, qmm_panels_bytes(blk->b_panel, blk, 0, depth, b_count), 0);
+    l.b = place(&l, qmm_panels_bytes(blk->b_panel, blk, 0, depth, b_count), b_count == 0);
     l.a_state = place(&l, depth * a_count, 1);
     l.b_state = place(&l, depth * b_count, 1);
+    /* Each task's region is a few blocks, and there are at most QMM_MAX_THREADS. */
+    l.own = place(&l, n->tasks * aligned(n->own), 1);
     if (sums)
         l.sums = place(&l, mn > SIZE_MAX / sizeof(int32_t) ? 0 : mn * sizeof(int32_t), 0);
-    /* most_tk > 1 only for a C small enough (compute/partition.c): no overflow. */
-    l.partials = place(&l, (most_tk - 1) * mn * sizeof(int32_t), 1);
+    /* tk > 1 only for a C small enough (compute/partition.c): no overflow. */
+    l.partials = place(&l, (n->tk - 1) * mn * sizeof(int32_t), 1);
     if (l.total == SIZE_MAX)
         l.total = 0;
     return l;
@@ -243,20 +266,17 @@ static qmm_status run(const qmm_job *job)
     const qmm_kernel *kern = job->kern;
     const qmm_blocking *blk = &job->blk;
     const a_source src = a_source_of(job);
-    qmm_team team = qmm_team_join(qmm_partition_threads(job));
-    const sweep_cut c = cut(job, team.threads);
+    const sweep_cut c = cut(job);
     const size_t sweeps = sweep_count(job, &c);
-    /* Every sweep's split first: the team and the buffer serve the largest. */
-    size_t most_tasks = 1, most_tk = 1;
-    for (size_t i = 0; i < sweeps; i++) {
-        const qmm_range w = sweep_at(job, &c, i);
-        qmm_partition p = qmm_partition_choose(job, &w, sweep_packing(job, src, &w), team.threads);
-        most_tasks = qmm_partition_tasks(&p) > most_tasks ? qmm_partition_tasks(&p) : most_tasks;
-        most_tk = p.tk > most_tk ? p.tk : most_tk;
-    }
-    qmm_team_shrink(&team, most_tasks);
+    qmm_team team = qmm_team_join(qmm_partition_threads(job));
+    run_state s = {.job = job,
+                   .sums = job->c,
+                   .hold_a = (size_t)((double)HOLD_A_BYTES * qmm_partition_speedup(kern)) /
+                             team.threads};
+    const call_needs needs = needs_of(&s, &c, sweeps, team.threads, src);
+    qmm_team_shrink(&team, needs.tasks);
     const qmm_range first = sweep_at(job, &c, 0);
-    const call_layout l = lay_out(job, src, &first, most_tk);
+    const call_layout l = lay_out(job, src, &first, &needs);
     size_t got = 0;
     unsigned char *buf = l.total == 0 ? NULL : qmm_workspace_take(QMM_WS_CALL, l.total, &got);
     if (buf == NULL) {
@@ -267,40 +287,45 @@ static qmm_status run(const qmm_job *job)
         return QMM_ERR_NO_MEMORY;
     }
     unsigned char *at = buf;
-    run_state s = {.job = job, .sums = job->c};
     s.a = src == A_PLAN ? qmm_packed_a(kern, blk, job->m, NULL, 0, 0, job->packed_a)
                         : (qmm_panels){.format = kern->a_format, .r = kern->mr, .src = job->a,
                                        .ls = job->rsa, .ds = job->csa, .lines = job->m,
                                        .bytes = blk->a_panel, .data = at,
-                                       .state = (atomic_uchar *)(at + l.a + l.b)};
-    s.a.run = qmm_panels_run(kern->mr, blk->mc / kern->mr, team.threads);
+                                       .state = (atomic_uchar *)(at + l.a + l.b),
+                                       .run = qmm_panels_run(kern->mr, blk->mc / kern->mr,
+                                                             team.threads)};
     s.b = (qmm_panels){.format = kern->b_format, .r = kern->nr, .src = job->b, .ls = job->csb,
                        .ds = job->rsb, .lines = job->n, .bytes = blk->b_panel,
                        .data = at + l.a, .state = (atomic_uchar *)(at + l.a + l.b + l.a_state),
                        .run = qmm_panels_run(kern->nr, blk->nc / kern->nr, team.threads)};
     at += l.a + l.b + l.a_state + l.b_state;
+    s.own = at;
+    s.own_bytes = aligned(needs.own);
+    at += l.own;
     if (l.sums != 0)
         s.sums = (qmm_c_view){(int32_t *)(void *)at, (ptrdiff_t)job->n, 1};
     s.partials = (int32_t *)(void *)(at + l.sums);
     if (src == A_IN_PLACE)
         qmm_panels_reset(&s.a, 0, 1, blk->m_panels - 1, 1);
     qmm_work work = {.threads = team.threads, .sweeps = sweeps};
-    /* A stays packed from one column sweep to the next of the same rows and depth. */
+    /* Shared A stays packed from one column sweep to the next of the same
+     * rows and depth. */
     size_t held_i0 = SIZE_MAX, held_kb0 = SIZE_MAX;
     for (size_t i = 0; i < sweeps; i++) {
         s.sweep = sweep_at(job, &c, i);
         const qmm_range *w = &s.sweep;
         s.first_k = w->kb0 == 0;
         s.last_k = w->kb1 == blk->k_blocks;
-        if (src == A_PACKED && (w->i0 != held_i0 || w->kb0 != held_kb0)) {
+        s.part = qmm_partition_choose(job, w, team.threads);
+        if (needs.a_shared && (w->i0 != held_i0 || w->kb0 != held_kb0)) {
             qmm_panels_reset(&s.a, w->kb0, w->kb1, w->i0 / kern->mr,
                              qmm_ceil_div(w->i1 - w->i0, kern->mr));
             held_i0 = w->i0;
             held_kb0 = w->kb0;
         }
-        qmm_panels_reset(&s.b, w->kb0, w->kb1, w->j0 / kern->nr,
-                         qmm_ceil_div(w->j1 - w->j0, kern->nr));
-        s.part = qmm_partition_choose(job, w, sweep_packing(job, src, w), team.threads);
+        if (needs.b_shared)
+            qmm_panels_reset(&s.b, w->kb0, w->kb1, w->j0 / kern->nr,
+                             qmm_ceil_div(w->j1 - w->j0, kern->nr));
         const size_t tasks = qmm_partition_tasks(&s.part);
         qmm_team_run(&team, tasks, run_task, &s);
         work.reduced += add_partials(&s);

@@ -2,13 +2,19 @@
  * The loop nest of one task: C's tiles over a range of rows, columns and k
  * blocks, in BLIS's order. Outermost first:
  *
- *   k block    (pc)
- *   B block    (jc)  nc columns: their panels made ready (compute/panels.h),
- *                    shared with the tasks of the other row groups
- *   A block    (ic)  mc rows: from the plan's packed A, read in place, or their
- *                    panels made ready, shared with the other column groups
+ *   k block    (pc)  A's rows of the task packed for the block, when they are
+ *                    its own and few enough to keep (else an A block at a time)
+ *   B block    (jc)  nc columns packed: shared with the other row groups
+ *                    (compute/panels.h), or the task's own, one block at a time
+ *   A block    (ic)  mc rows: from the plan's packed A, read in place, shared
+ *                    with the other column groups, or the task's own
  *   B panel    (jr)  nr columns, stays in L1 across the A panels
  *   A panel    (ir)  one tile: compute/tile.h
+ *
+ * Panels that other tasks read too are packed once into the sweep's shared
+ * buffer; panels that no other task reads are packed into the task's own
+ * region of the call's buffer and overwritten from one block to the next
+ * while still in cache, as a thread alone would.
  *
  * The kernel's job hooks (kernels/kernel.h) wrap the whole nest: its state is
  * set up once per task, on the thread that runs it.
@@ -59,11 +65,17 @@ typedef struct qmm_task_out {
     int fresh;
     const qmm_epilogue *finish;
     qmm_turn a_turn, b_turn;
+    unsigned char *own;  /* its region (qmm_loops_own_bytes), aligned to QMM_PACK_MAX_ALIGN */
+    size_t hold_a;       /* the most bytes of its own A it keeps packed for a k block */
 } qmm_task_out;
 
-/* Runs the nest over range r, reading A's and B's panels from a and b (A's
- * full panels from its source when job reads A in place), adding what it
- * packed and computed to *done. */
+/* Bytes of the region a task with range r and out's turns and hold_a packs
+ * its own panels into (those no other task reads). */
+size_t qmm_loops_own_bytes(const qmm_job *job, const qmm_range *r, const qmm_task_out *out);
+
+/* Runs the nest over range r, reading A's and B's shared panels from a and b
+ * (A's full panels from its source when job reads A in place) and packing its
+ * own into out->own, adding what it packed and computed to *done. */
 void qmm_loops_run(const qmm_job *job, const qmm_panels *a, const qmm_panels *b,
                    const qmm_range *r, const qmm_task_out *out, qmm_work *done);
 

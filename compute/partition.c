@@ -24,11 +24,9 @@ enum {
     REDUCE_COST = 4,
 };
 
-/* How much more a kernel of rank `rank` does in the time of one multiply-add
- * at SMALL_PRODUCT_RANK (at least 1). */
-static double speedup(unsigned rank)
+double qmm_partition_speedup(const qmm_kernel *kern)
 {
-    return rank > SMALL_PRODUCT_RANK ? (double)rank / SMALL_PRODUCT_RANK : 1;
+    return kern->rank > SMALL_PRODUCT_RANK ? (double)kern->rank / SMALL_PRODUCT_RANK : 1;
 }
 
 /* A depth split keeps (tk - 1) partial copies of C: at most this many bytes. */
@@ -51,43 +49,50 @@ size_t qmm_partition_threads(const qmm_job *job)
 {
     const size_t set = qmm_partition_small(0);
     const double small = set != 0 ? (double)set
-                                  : (double)SMALL_PRODUCT_MACS * speedup(job->kern->rank);
+                                  : (double)SMALL_PRODUCT_MACS * qmm_partition_speedup(job->kern);
     /* In double: m * n * k may not fit in a size_t. */
     double macs = (double)job->m * (double)job->n * (double)job->k;
     double worth = macs / small;
     return worth < 1 ? 1 : worth > QMM_MAX_THREADS ? QMM_MAX_THREADS : (size_t)worth;
 }
 
+/* Bytes a task packs, and bytes it reads that other tasks packed, of
+ * `bytes` bytes of panels read by `sharers` tasks: alone, it packs them all;
+ * shared, it packs its share and reads the rest from the others' cores. */
+static void share_out(double bytes, size_t sharers, double *packs, double *reads)
+{
+    *packs += bytes / (double)sharers;
+    *reads += bytes * (double)(sharers - 1) / (double)sharers;
+}
+
 /* The cost of the largest task of a split (in multiply-adds): its
- * multiply-adds, its share of the packing, the panels it reads that the
- * other groups packed (A's, shared by the tn column groups, when the job
- * packs A; B's, by the tm row groups) and the final additions. */
-static double largest_task(const qmm_job *job, const qmm_range *s, size_t packed, size_t tm,
-                           size_t tn, size_t tk)
+ * multiply-adds, the panels it packs and those it reads that other groups
+ * packed (A's are shared by the tn column groups when the job packs A, B's by
+ * the tm row groups), and the final additions. */
+static double largest_task(const qmm_job *job, const qmm_range *s, size_t tm, size_t tn,
+                           size_t tk)
 {
     const qmm_kernel *kern = job->kern;
     double rows = (double)qmm_ceil_div(qmm_ceil_div(s->i1 - s->i0, kern->mr), tm) * kern->mr;
     double cols = (double)qmm_ceil_div(qmm_ceil_div(s->j1 - s->j0, kern->nr), tn) * kern->nr;
     double depth = (double)qmm_ceil_div(s->kb1 - s->kb0, tk) * (double)job->blk.kc;
-    double a_bytes = job->packed_a == NULL && !qmm_loops_a_in_place(job)
-                         ? rows * kern->a_format->elem_bytes * (double)(tn - 1) / (double)tn
-                         : 0;
-    double b_bytes = cols * kern->b_format->elem_bytes * (double)(tm - 1) / (double)tm;
+    double packs = 0, reads = 0;
+    if (job->packed_a == NULL && !qmm_loops_a_in_place(job))
+        share_out(rows * depth * kern->a_format->elem_bytes, tn, &packs, &reads);
+    share_out(cols * depth * kern->b_format->elem_bytes, tm, &packs, &reads);
     double reduce = (double)(tk - 1) * (double)(s->i1 - s->i0) * (double)(s->j1 - s->j0);
-    return rows * cols * depth +
-           speedup(kern->rank) * (PACK_COST * (double)packed / (double)(tm * tn * tk) +
-                                  SHARED_READ_COST * depth * (a_bytes + b_bytes) +
-                                  REDUCE_COST * reduce);
+    return rows * cols * depth + qmm_partition_speedup(kern) * (PACK_COST * packs +
+                                                        SHARED_READ_COST * reads +
+                                                        REDUCE_COST * reduce);
 }
 
-qmm_partition qmm_partition_choose(const qmm_job *job, const qmm_range *sweep, size_t packed,
-                                   size_t threads)
+qmm_partition qmm_partition_choose(const qmm_job *job, const qmm_range *sweep, size_t threads)
 {
     const size_t tiles_m = qmm_ceil_div(sweep->i1 - sweep->i0, job->kern->mr);
     const size_t tiles_n = qmm_ceil_div(sweep->j1 - sweep->j0, job->kern->nr);
     const size_t k_blocks = sweep->kb1 - sweep->kb0;
     qmm_partition best = {1, 1, 1};
-    double best_cost = largest_task(job, sweep, packed, 1, 1, 1);
+    double best_cost = largest_task(job, sweep, 1, 1, 1);
     for (size_t tm = 1; tm <= threads && tm <= tiles_m; tm++) {
         for (size_t tn = 1; tm * tn <= threads && tn <= tiles_n; tn++) {
             size_t tk = threads / (tm * tn);
@@ -97,7 +102,7 @@ qmm_partition qmm_partition_choose(const qmm_job *job, const qmm_range *sweep, s
                                  (double)PARTIAL_BYTES_MAX)
                 tk--;
             for (size_t split = 1; split <= tk; split++) {
-                double cost = largest_task(job, sweep, packed, tm, tn, split);
+                double cost = largest_task(job, sweep, tm, tn, split);
                 if (cost < best_cost) {
                     best_cost = cost;
                     best = (qmm_partition){tm, tn, split};

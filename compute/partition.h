@@ -1,11 +1,11 @@
 /*
  * How a sweep of a job (compute/job.c) is split into tasks: a grid of tm x tn
  * blocks of C's tiles, each block's depth possibly cut into tk parts (k
- * blocks) whose partial sums are added at the end. The tasks share the
- * packed panels (compute/panels.h), so no split packs more than another; the
- * split chosen is the one whose largest task costs least, counting
- * multiply-adds, the panels it reads, its share of the packing and the final
- * additions.
+ * blocks) whose partial sums are added at the end. The tm row groups share
+ * B's panels and the tn column groups A's (compute/loops.h): each panel is
+ * packed once whatever the split. The split chosen is the one whose largest
+ * task costs least, counting multiply-adds, the panels it packs, those it
+ * reads from the cores that packed them, and the final additions.
  */
 #ifndef QMM_PARTITION_H
 #define QMM_PARTITION_H
@@ -18,6 +18,11 @@
 typedef struct qmm_partition {
     size_t tm, tn, tk;   /* row groups, column groups, depth parts */
 } qmm_partition;
+
+/* How many multiply-adds kern does in the time of one of the AVX2 kernel
+ * (rank 20) that the costs of threads and packing were measured with: its
+ * rank over 20, at least 1. */
+double qmm_partition_speedup(const qmm_kernel *kern);
 
 /* Threads worth using on job: 1 for products too small to gain from more. */
 size_t qmm_partition_threads(const qmm_job *job);
@@ -32,10 +37,8 @@ void qmm_partition_set_small_product(size_t macs);
  * measured default). */
 size_t qmm_partition_small(size_t fallback);
 
-/* The split of the sweep (a range of job) over at most threads tasks; packed:
- * the bytes of panels the sweep packs. */
-qmm_partition qmm_partition_choose(const qmm_job *job, const qmm_range *sweep, size_t packed,
-                                   size_t threads);
+/* The split of the sweep (a range of job) over at most threads tasks. */
+qmm_partition qmm_partition_choose(const qmm_job *job, const qmm_range *sweep, size_t threads);
 
 static inline size_t qmm_partition_tasks(const qmm_partition *p)
 {

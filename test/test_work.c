@@ -79,13 +79,13 @@ static void counts_of(const qmm_kernel *real, shape s, const int8_t *a, const in
     clone.run = compute_nothing;
     clone.run_rows = real->run_rows != NULL ? compute_no_rows : NULL;
     clone.begin = clone.end = NULL;
-    qmm_work one = {0};
+    qmm_work one = {0}, half = {0};
     for (size_t i = 0; i < sizeof thread_counts / sizeof thread_counts[0]; i++) {
         const size_t t = thread_counts[i];
         qmm_set_num_threads(t);
         const qmm_work w = product(&clone, s, a, b, c);
         if (t == 1)
-            one = w;
+            one = half = w;
         printf("%-34s %4zux%4zux%4zu on %2zu: %2zu threads, %3zu tasks, %6.2f MiB packed, "
                "%8llu tiles, %6.1f KiB added\n",
                real->name, s.m, s.k, s.n, t, w.threads, w.tasks, (double)packed(&w) / (1 << 20),
@@ -94,6 +94,14 @@ static void counts_of(const qmm_kernel *real, shape s, const int8_t *a, const in
               "%s %zux%zux%zu on %zu threads: %llu bytes packed, %.3fx one thread's", real->name,
               s.m, s.k, s.n, t, (unsigned long long)packed(&w),
               (double)packed(&w) / (double)packed(&one));
+        /* One thread repacks A for each block of B, where threads that share
+         * A pack it once: the packing may fall as threads are added, never
+         * grow. */
+        CHECK((double)packed(&w) <= PACKED_MOST * (double)packed(&half),
+              "%s %zux%zux%zu on %zu threads: %llu bytes packed, %.3fx half as many threads'",
+              real->name, s.m, s.k, s.n, t, (unsigned long long)packed(&w),
+              (double)packed(&w) / (double)packed(&half));
+        half = w;
         CHECK(w.tiles == one.tiles, "%s %zux%zux%zu on %zu threads: %llu tiles, one thread %llu",
               real->name, s.m, s.k, s.n, t, (unsigned long long)w.tiles,
               (unsigned long long)one.tiles);
