@@ -12,7 +12,8 @@
  * task that is running and packing, never waiting, so a wait always ends:
  * the tasks may run in any order, on any number of threads, one included.
  * Whoever packs a panel, it is packed exactly once, so the bytes packed do
- * not depend on the threads.
+ * not depend on the threads. Panels that one task alone reads are an
+ * instance of its own, in its region, pointed at block after block.
  *
  * The panels of k block kb lie back to back, from the first panel the buffer
  * holds (p0) on: panel p of block kb at (kb - kb0) * count * bytes[0] +
