@@ -1,7 +1,6 @@
 #include "job.h"
 
 #include <stdatomic.h>
-#include <string.h>
 
 #include "../platform/log.h"
 #include "loops.h"
@@ -19,8 +18,6 @@
 /* A sweep cut in depth still holds this many panels of each operand, so that
  * its tasks have panels to share out. */
 enum { SWEEP_MIN_PANELS = 8 };
-
-
 
 static atomic_size_t sweep_bytes_set;
 
