@@ -485,10 +485,14 @@ typedef void qmm_parallel_for_fn(void *pool, size_t tasks, qmm_task_fn *task, vo
 
 /* Runs qmm's tasks through the engine's parallel_for from now on (NULL
  * restores OpenMP). qmm asks for at most qmm_get_num_threads() tasks per call
- * and calls parallel_for only from the thread that called qmm, never from one
- * of its tasks, so set the thread count to the pool's size. A pool that cannot
+ * of parallel_for (a very large product makes several calls, one after the
+ * other) and calls it only from the thread that called qmm, never from one of
+ * its tasks, so set the thread count to the pool's size. A pool that cannot
  * take work from inside its own tasks must not be handed qmm calls made from
- * its tasks. Tasks never fail and never block on each other. */
+ * its tasks. Tasks never fail, and a task waits for another only while that
+ * one is running (packing data both read), never for one that has not
+ * started: the pool may run them in any order, on any number of threads, one
+ * included. */
 QMM_API void qmm_set_parallel_for(qmm_parallel_for_fn *parallel_for, void *pool);
 
 /*
