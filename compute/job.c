@@ -206,7 +206,7 @@ static call_needs needs_of(run_state *s, const sweep_cut *c, size_t sweeps, size
         n.b_shared |= s->part.tm > 1;
         for (size_t t = 0; t < tasks; t++) {
             const qmm_task task = qmm_partition_task(s->job, &s->part, &s->sweep, t);
-            qmm_c_view partial;
+            qmm_c_view partial = {0};
             const qmm_task_out out = task_out(s, &task, &partial);
             const size_t own = qmm_loops_own_bytes(s->job, &task.range, &out);
             n.own = own > n.own ? own : n.own;
