@@ -4,7 +4,7 @@
 
 #include "../platform/log.h"
 #include "loops.h"
-#include "packed_a.h"
+#include "packed.h"
 #include "partition.h"
 #include "threads.h"
 #include "work.h"
@@ -32,6 +32,12 @@ typedef enum a_source {
     A_IN_PLACE,  /* A's own rows; only a last partial panel packed */
     A_PACKED,    /* packed by the tasks */
 } a_source;
+
+/* Whether the tasks pack B (else a plan packed it). */
+static int job_packs_b(const qmm_job *job)
+{
+    return job->packed_b == NULL;
+}
 
 static a_source a_source_of(const qmm_job *job)
 {
@@ -63,7 +69,7 @@ static sweep_cut cut(const qmm_job *job)
     const size_t set = atomic_load_explicit(&sweep_bytes_set, memory_order_relaxed);
     const double bound = (double)(set != 0 ? set : SWEEP_BYTES);
     const size_t a_panel = a_source_of(job) == A_PACKED ? blk->a_panel[0] : 0;
-    const size_t b_panel = blk->b_panel[0];
+    const size_t b_panel = job_packs_b(job) ? blk->b_panel[0] : 0;
     sweep_cut c = {blk->m_panels, blk->n_panels, blk->k_blocks};
     const double strip = (double)(a_panel + b_panel) * SWEEP_MIN_PANELS;
     if (strip * (double)c.k_blocks > bound)
@@ -203,7 +209,7 @@ static call_needs needs_of(run_state *s, const sweep_cut *c, size_t sweeps, size
         n.tasks = tasks > n.tasks ? tasks : n.tasks;
         n.tk = s->part.tk > n.tk ? s->part.tk : n.tk;
         n.a_shared |= src == A_PACKED && s->part.tn > 1;
-        n.b_shared |= s->part.tm > 1;
+        n.b_shared |= job_packs_b(s->job) && s->part.tm > 1;
         for (size_t t = 0; t < tasks; t++) {
             const qmm_task task = qmm_partition_task(s->job, &s->part, &s->sweep, t);
             qmm_c_view partial = {0};
@@ -284,17 +290,20 @@ static qmm_status run(const qmm_job *job)
         return QMM_ERR_NO_MEMORY;
     }
     unsigned char *at = buf;
-    s.a = src == A_PLAN ? qmm_packed_a(kern, blk, job->m, NULL, 0, 0, job->packed_a)
+    s.a = src == A_PLAN ? qmm_packed(kern, blk, QMM_PACKED_A, job->m, NULL, 0, 0, job->packed_a)
                         : (qmm_panels){.format = kern->a_format, .r = kern->mr, .src = job->a,
                                        .ls = job->rsa, .ds = job->csa, .lines = job->m,
                                        .bytes = blk->a_panel, .data = at,
                                        .state = (atomic_uchar *)(at + l.a + l.b),
                                        .run = qmm_panels_run(kern->mr, blk->mc / kern->mr,
                                                              team.threads)};
-    s.b = (qmm_panels){.format = kern->b_format, .r = kern->nr, .src = job->b, .ls = job->csb,
-                       .ds = job->rsb, .lines = job->n, .bytes = blk->b_panel,
-                       .data = at + l.a, .state = (atomic_uchar *)(at + l.a + l.b + l.a_state),
-                       .run = qmm_panels_run(kern->nr, blk->nc / kern->nr, team.threads)};
+    s.b = !job_packs_b(job)
+              ? qmm_packed(kern, blk, QMM_PACKED_B, job->n, NULL, 0, 0, job->packed_b)
+              : (qmm_panels){.format = kern->b_format, .r = kern->nr, .src = job->b,
+                             .ls = job->csb, .ds = job->rsb, .lines = job->n,
+                             .bytes = blk->b_panel, .data = at + l.a,
+                             .state = (atomic_uchar *)(at + l.a + l.b + l.a_state),
+                             .run = qmm_panels_run(kern->nr, blk->nc / kern->nr, team.threads)};
     at += l.a + l.b + l.a_state + l.b_state;
     s.own = at;
     s.own_bytes = aligned(needs.own);

@@ -24,13 +24,16 @@ typedef struct qmm_job {
     const qmm_kernel *kern;
     size_t m, n, k;            /* m, n >= 1 */
     qmm_blocking blk;
-    /* A packed by a plan (compute/packed_a.h), or NULL: A from its source,
+    /* A packed by a plan (compute/packed.h), or NULL: A from its source,
      * element (i, p) at a[i*rsa + p*csa], packed by the tasks (or read in
      * place) as they go. */
     const unsigned char *packed_a;
     const int8_t *a;
     ptrdiff_t rsa, csa;
-    const int8_t *b;           /* element (p, j) at b[p*rsb + j*csb] */
+    /* B packed by a plan, or NULL: B from its source, element (p, j) at
+     * b[p*rsb + j*csb], packed by the tasks. */
+    const unsigned char *packed_b;
+    const int8_t *b;
     ptrdiff_t rsb, csb;
     /* The output stage (output/epilogue.h), or NULL: C is the plain sums, in c. */
     const qmm_epilogue *epi;

@@ -97,7 +97,7 @@ static own_side own_b(const qmm_job *job, const qmm_range *r, const qmm_task_out
 {
     const qmm_blocking *blk = &job->blk;
     const unsigned nr = job->kern->nr;
-    own_side b = {.own = out->b_turn.groups == 1};
+    own_side b = {.own = job->packed_b == NULL && out->b_turn.groups == 1};
     if (!b.own)
         return b;
     const size_t cols = qmm_ceil_div(r->j1, nr) - r->j0 / nr;

@@ -79,7 +79,8 @@ static double largest_task(const qmm_job *job, const qmm_range *s, size_t tm, si
     double packs = 0, reads = 0;
     if (job->packed_a == NULL && !qmm_loops_a_in_place(job))
         share_out(rows * depth * kern->a_format->elem_bytes, tn, &packs, &reads);
-    share_out(cols * depth * kern->b_format->elem_bytes, tm, &packs, &reads);
+    if (job->packed_b == NULL)
+        share_out(cols * depth * kern->b_format->elem_bytes, tm, &packs, &reads);
     double reduce = (double)(tk - 1) * (double)(s->i1 - s->i0) * (double)(s->j1 - s->j0);
     return rows * cols * depth + qmm_partition_speedup(kern) * (PACK_COST * packs +
                                                         SHARED_READ_COST * reads +

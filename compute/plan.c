@@ -7,7 +7,6 @@
 #include "../output/describe.h"
 #include "args.h"
 #include "job.h"
-#include "packed_a.h"
 
 /* The role a run with n columns uses. */
 static enum qmm_role role_for(size_t n)
@@ -15,10 +14,21 @@ static enum qmm_role role_for(size_t n)
     return n == 1 ? QMM_ROLE_GEMV : QMM_ROLE_MATRIX;
 }
 
+/* The weights' format and panel width in a role's packing. */
+static const qmm_pack_format *role_format(const qmm_plan_role *x)
+{
+    return x->side == QMM_PACKED_B ? x->kernel->b_format : x->kernel->a_format;
+}
+
+static unsigned role_lines(const qmm_plan_role *x)
+{
+    return x->side == QMM_PACKED_B ? x->kernel->nr : x->kernel->mr;
+}
+
 static int same_packing(const qmm_plan_role *x, const qmm_plan_role *y)
 {
-    return x->kernel->a_format == y->kernel->a_format && x->kernel->mr == y->kernel->mr &&
-           x->blk.kc == y->blk.kc;
+    return x->side == y->side && role_format(x) == role_format(y) &&
+           role_lines(x) == role_lines(y) && x->blk.kc == y->blk.kc;
 }
 
 /* Kernel of one role and the sizes of its packing; fails when they overflow. */
@@ -26,13 +36,16 @@ static qmm_status fill_role(qmm_plan *p, enum qmm_role r, const qmm_kernel *kern
 {
     qmm_plan_role *role = &p->roles[r];
     role->kernel = kern;
+    role->side = p->transposed && r == QMM_ROLE_MATRIX ? QMM_PACKED_B : QMM_PACKED_A;
     if (p->m == 0 || p->k == 0)
         return QMM_OK;
-    /* The depth blocking does not depend on n. */
-    qmm_status st = qmm_blocking_init(&role->blk, kern, p->m, 1, p->k);
+    /* The depth blocking and the weights' panels do not depend on the
+     * activations' dimension. */
+    const int b = role->side == QMM_PACKED_B;
+    qmm_status st = qmm_blocking_init(&role->blk, kern, b ? 1 : p->m, b ? p->m : 1, p->k);
     if (st != QMM_OK)
         return st;
-    role->packed_bytes = qmm_packed_a_bytes(&role->blk);
+    role->packed_bytes = qmm_packed_bytes(&role->blk, role->side);
     if (role->packed_bytes == 0) {
         qmm_log("invalid argument: packing m=%zu k=%zu for %s overflows size_t", p->m, p->k,
                 kern->name);
@@ -41,9 +54,9 @@ static qmm_status fill_role(qmm_plan *p, enum qmm_role r, const qmm_kernel *kern
     return QMM_OK;
 }
 
-static qmm_status plan_init(qmm_plan *p, size_t m, size_t n, size_t k)
+static qmm_status plan_init(qmm_plan *p, size_t m, size_t n, size_t k, int transposed)
 {
-    *p = (qmm_plan){.m = m, .n = n, .k = k};
+    *p = (qmm_plan){.m = m, .n = n, .k = k, .transposed = transposed};
     if (m > PTRDIFF_MAX || k > PTRDIFF_MAX || (n > PTRDIFF_MAX && n != QMM_N_SYMBOLIC)) {
         qmm_log("invalid argument: m, n and k must be at most PTRDIFF_MAX");
         return QMM_ERR_INVALID_ARG;
@@ -65,21 +78,21 @@ static qmm_status plan_init(qmm_plan *p, size_t m, size_t n, size_t k)
     return QMM_OK;
 }
 
-/* The role before r whose packed A role r can read, or NULL. */
+/* The role before r whose packed weights role r can read, or NULL. */
 static qmm_plan_role *sharable(qmm_plan *p, int r)
 {
     for (int q = 0; q < r; q++)
-        if (p->roles[q].packed_a != NULL &&
+        if (p->roles[q].packed != NULL &&
             same_packing(&p->roles[q], &p->roles[r]))
             return &p->roles[q];
     return NULL;
 }
 
-/* Whether role r's packed A is its own, not an earlier role's. */
+/* Whether role r's packed weights are its own, not an earlier role's. */
 static int owns_packing(const qmm_plan *p, int r)
 {
     for (int q = 0; q < r; q++)
-        if (p->roles[q].packed_a == p->roles[r].packed_a)
+        if (p->roles[q].packed == p->roles[r].packed)
             return 0;
     return 1;
 }
@@ -91,9 +104,9 @@ static void plan_release(qmm_plan *p)
     p->weights_sums = p->weights_neg_zps = NULL;
     for (int r = 0; r < QMM_ROLE_COUNT; r++)
         if (owns_packing(p, r))
-            free(p->roles[r].packed_a);
+            free(p->roles[r].packed);
     for (int r = 0; r < QMM_ROLE_COUNT; r++)
-        p->roles[r].packed_a = NULL;
+        p->roles[r].packed = NULL;
 }
 
 /* Every buffer packing the weights needs, before anything of the weights is
@@ -124,11 +137,10 @@ static qmm_status allocate_weights(qmm_plan *p, const qmm_operand *w, int8_t **c
         if (role->kernel == NULL || role->packed_bytes == 0)
             continue;
         const qmm_plan_role *twin = sharable(p, r);
-        role->packed_a = twin != NULL ? twin->packed_a
-                                      : aligned_alloc(role->kernel->a_format->align,
-                                                      role->packed_bytes);
-        if (role->packed_a == NULL) {
-            qmm_log("out of memory: %zu bytes for A packed for %s", role->packed_bytes,
+        role->packed = twin != NULL ? twin->packed
+                                    : aligned_alloc(role_format(role)->align, role->packed_bytes);
+        if (role->packed == NULL) {
+            qmm_log("out of memory: %zu bytes for the weights packed for %s", role->packed_bytes,
                     role->kernel->name);
             return QMM_ERR_NO_MEMORY;
         }
@@ -136,8 +148,8 @@ static qmm_status allocate_weights(qmm_plan *p, const qmm_operand *w, int8_t **c
     return QMM_OK;
 }
 
-/* Packs the weights w, the plan's A (its zero point per row when per
- * channel), with their sums. */
+/* Packs the weights w, seen as an A (its zero point per row when per
+ * channel), with their sums, for every role. */
 static qmm_status plan_pack_weights(qmm_plan *p, const qmm_operand *w)
 {
     if (p->packed) {
@@ -157,10 +169,11 @@ static qmm_status plan_pack_weights(qmm_plan *p, const qmm_operand *w)
     qmm_side_data(&p->weights, w, 0, p->m, p->k, 1, p->weights_sums, copy);
     for (int r = 0; r < QMM_ROLE_COUNT; r++) {
         const qmm_plan_role *role = &p->roles[r];
-        if (role->packed_a != NULL && owns_packing(p, r)) {
-            const qmm_panels a = qmm_packed_a(role->kernel, &role->blk, p->m, p->weights.data,
-                                              p->weights.rs, p->weights.cs, role->packed_a);
-            qmm_packed_a_fill(&a, &role->blk);
+        if (role->packed != NULL && owns_packing(p, r)) {
+            const qmm_panels x = qmm_packed(role->kernel, &role->blk, role->side, p->m,
+                                            p->weights.data, p->weights.rs, p->weights.cs,
+                                            role->packed);
+            qmm_packed_fill(&x, &role->blk);
         }
     }
     free(copy);
@@ -195,7 +208,7 @@ static qmm_status plan_run(const qmm_plan *p, size_t n, const int8_t *b, ptrdiff
     if (st != QMM_OK || p->m == 0)
         return st;
     qmm_job job = {.kern = kern, .m = p->m, .n = n, .k = p->k,
-                   .packed_a = p->roles[role_for(n)].packed_a,
+                   .packed_a = p->roles[role_for(n)].packed,
                    .b = b, .rsb = rsb, .csb = csb, .c = {c, rsc, csc}};
     return qmm_job_run(&job);
 }
@@ -211,7 +224,7 @@ qmm_status qmm_plan_create(qmm_plan **plan, size_t m, size_t n, size_t k)
     qmm_plan *p = malloc(sizeof *p);
     if (p == NULL)
         return QMM_ERR_NO_MEMORY;
-    qmm_status st = plan_init(p, m, n, k);
+    qmm_status st = plan_init(p, m, n, k, 0);
     if (st != QMM_OK) {
         free(p);
         return st;
@@ -256,12 +269,15 @@ qmm_status qmm_plan_create_gemm(qmm_plan **plan, const qmm_gemm_desc *d, qmm_wei
         return QMM_ERR_INVALID_ARG;
     }
     qmm_status st = qmm_operand_check(src, tr ? "B" : "A", tr ? QMM_PER_COL : QMM_PER_ROW, m);
-    qmm_plan *p = NULL;
-    if (st == QMM_OK)
-        st = qmm_plan_create(&p, m, n, d->k);
     if (st != QMM_OK)
         return st;
-    p->transposed = tr;
+    qmm_plan *p = malloc(sizeof *p);
+    if (p == NULL)
+        return QMM_ERR_NO_MEMORY;
+    if ((st = plan_init(p, m, n, d->k, tr)) != QMM_OK) {
+        free(p);
+        return st;
+    }
     if ((st = plan_pack_weights(p, &w)) != QMM_OK) {
         qmm_plan_destroy(p);
         return st;
@@ -302,7 +318,12 @@ qmm_status qmm_plan_gemm(const qmm_plan *p, const qmm_gemm_desc *d)
     if (st != QMM_OK)
         return st;
     const qmm_plan_role *role = &p->roles[role_for(n)];
-    qmm_job job = {.kern = qmm_plan_kernel(p, n), .packed_a = role->packed_a};
+    qmm_job job = {.kern = qmm_plan_kernel(p, n)};
+    if (role->side == QMM_PACKED_B) {
+        job.packed_b = role->packed;
+        return qmm_quantized_run(d, &job, 0, (qmm_side){0}, 1, p->weights, 0);
+    }
+    job.packed_a = role->packed;
     if (tr)
         return qmm_quantized_run(d, &job, 1, (qmm_side){0}, 1, p->weights, 0);
     return qmm_quantized_run(d, &job, 0, p->weights, 0, (qmm_side){0}, 1);

@@ -1,9 +1,18 @@
 /*
- * Plans inside: one kernel per role, A packed once per distinct packing.
+ * Plans inside: one kernel per role, the weights packed once per distinct
+ * packing.
  *
  * The matrix role runs n > 1, the GEMV role n == 1. A plan with concrete n has
  * the one role its n needs; a symbolic plan has both, and when both kernels
- * read A in the same packing (same format, same mr) they share one packed A.
+ * read the weights in the same packing (same side, format, panel width and
+ * depth blocking) they share one.
+ *
+ * Weights given as A are the job's A. Weights given as B (a framework's
+ * [out x in] Linear weight) are the job's B in the matrix role: packed into
+ * the matrix kernel's B panels, so that a run computes C = X W in C's own
+ * orientation with the activations as A (read in place where the kernel
+ * can); in the GEMV role (one token) they are the A of the transposed
+ * product C^T = W^T x^T, which a GEMV kernel reads row after row.
  */
 #ifndef QMM_PLAN_H
 #define QMM_PLAN_H
@@ -14,20 +23,22 @@
 #include "../kernels/kernel.h"
 #include "blocking.h"
 #include "qmm/qmm.h"
+#include "packed.h"
 #include "quantized.h"
 
 enum qmm_role { QMM_ROLE_MATRIX, QMM_ROLE_GEMV, QMM_ROLE_COUNT };
 
 typedef struct qmm_plan_role {
     const qmm_kernel *kernel;  /* NULL when the plan has no such role */
-    qmm_blocking blk;          /* its depth blocking (compute/packed_a.h) */
-    size_t packed_bytes;       /* of A in its packing; 0 when m or k is 0 */
-    void *packed_a;            /* owned, unless the same pointer as an earlier role's */
+    qmm_packed_side side;      /* the weights as the job's A, or as its B */
+    qmm_blocking blk;          /* its depth blocking and panels (compute/packed.h) */
+    size_t packed_bytes;       /* of the weights in its packing; 0 when m or k is 0 */
+    void *packed;              /* owned, unless the same pointer as an earlier role's */
 } qmm_plan_role;
 
-/* In the coordinates of the product the plan computes: its A is the
- * weights, so a plan whose weights are the caller's B (transposed) computes
- * C^T = W^T X^T, m being the caller's n and n the caller's m. */
+/* m, n, k and the weights' zero points and sums are in the coordinates of
+ * the weights as an A: m is the weights' lines (the caller's n when they
+ * are B, `transposed`), n the activations' free dimension. */
 struct qmm_plan {
     size_t m, n, k;            /* n may be QMM_N_SYMBOLIC */
     qmm_plan_role roles[QMM_ROLE_COUNT];

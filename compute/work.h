@@ -15,7 +15,7 @@ typedef struct qmm_work {
     size_t tasks;            /* over all its sweeps (compute/job.c) */
     size_t sweeps;
     uint64_t packed_a;       /* bytes of A's panels packed (a plan's not counted) */
-    uint64_t packed_b;       /* bytes of B's panels packed */
+    uint64_t packed_b;       /* bytes of B's panels packed (a plan's not counted) */
     uint64_t tiles;          /* microkernel calls: one tile over one k block */
     uint64_t reduced;        /* bytes of partial sums added after depth splits */
 } qmm_work;

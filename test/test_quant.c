@@ -26,6 +26,7 @@
 
 #include "compute/job.h"
 #include "compute/partition.h"
+#include "compute/work.h"
 #include "support/testlib.h"
 
 #define COUNT(x) (sizeof(x) / sizeof((x)[0]))
@@ -869,6 +870,14 @@ static void plan_case(const plan_spec *p)
                 CHECK(rs == QMM_OK, "%s: %s", label, qmm_status_str(rs));
                 if (rs == QMM_OK)
                     compare(&q, label);
+                /* The plan packed the weights once: a run packs the other
+                 * side alone, whichever side of the job the weights are. */
+                const qmm_work done = qmm_work_last();
+                const uint64_t weights_packed =
+                    wa || p->runs[r] == 1 ? done.packed_a : done.packed_b;
+                CHECK(rs != QMM_OK || p->k == 0 || weights_packed == 0,
+                      "%s: the run packed %llu bytes of the weights", label,
+                      (unsigned long long)weights_packed);
             }
             unsigned char *planned = malloc(q.c.bytes);
             memcpy(planned, q.c.mem, q.c.bytes);
