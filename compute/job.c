@@ -332,6 +332,9 @@ static qmm_status run(const qmm_job *job)
         if (needs.b_shared)
             qmm_panels_reset(&s.b, w->kb0, w->kb1, w->j0 / kern->nr,
                              qmm_ceil_div(w->j1 - w->j0, kern->nr));
+        /* The sweeps of the first rows pack every panel of B once; later
+         * rows pack them again. */
+        s.b.sums = w->i0 == 0 ? job->b_sums : NULL;
         const size_t tasks = qmm_partition_tasks(&s.part);
         qmm_team_run(&team, tasks, run_task, &s);
         work.reduced += add_partials(&s);

@@ -12,6 +12,7 @@
 #ifndef QMM_JOB_H
 #define QMM_JOB_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +36,11 @@ typedef struct qmm_job {
     const unsigned char *packed_b;
     const int8_t *b;
     ptrdiff_t rsb, csb;
+    /* Or NULL: n zeros to which the tasks add B's column sums over depth as
+     * they pack B (compute/panels.h), complete for a tile's columns when its
+     * last k block is reached: the stage may read them (a zero point's
+     * correction) where it finishes C. */
+    atomic_uint *b_sums;
     /* The output stage (output/epilogue.h), or NULL: C is the plain sums, in c. */
     const qmm_epilogue *epi;
     /* Where the sums go: C itself when it is int32 (epi NULL or of type

@@ -36,13 +36,24 @@ size_t qmm_panels_bytes(const size_t bytes[2], const qmm_blocking *blk, size_t k
 size_t qmm_panels_pack(const qmm_panels *x, const qmm_blocking *blk, size_t kb, size_t p0,
                        size_t count)
 {
-    const size_t first = p0 * x->r;
+    const size_t first = p0 * x->r, kp = qmm_block_depth(blk, kb);
     const size_t lines = x->lines - first < count * x->r ? x->lines - first : count * x->r;
-    qmm_pack_panels(x->format, x->r, qmm_block_depth(blk, kb),
+    const unsigned char *at = qmm_panels_at(x, blk, kb, p0);
+    const size_t bytes = x->bytes[qmm_block_kind(blk, kb)];
+    qmm_pack_panels(x->format, x->r, kp,
                     x->src + (ptrdiff_t)first * x->ls + (ptrdiff_t)(kb * blk->kc) * x->ds, x->ls,
-                    x->ds, lines, qmm_block_source_depth(blk, kb),
-                    (unsigned char *)qmm_panels_at(x, blk, kb, p0));
-    return count * x->bytes[qmm_block_kind(blk, kb)];
+                    x->ds, lines, qmm_block_source_depth(blk, kb), (unsigned char *)at);
+    for (size_t l = 0; x->sums != NULL && l < lines; l += x->r) {
+        /* Each panel's sums while it is in cache; other tasks may be adding
+         * another k block's to the same lines. */
+        int32_t sums[QMM_MAX_TILE];
+        qmm_pack_panel_sums(x->format, x->r, kp, at + l / x->r * bytes, sums);
+        const size_t valid = lines - l < x->r ? lines - l : x->r;
+        for (size_t i = 0; i < valid; i++)
+            atomic_fetch_add_explicit(&x->sums[first + l + i], (unsigned)sums[i],
+                                      memory_order_relaxed);
+    }
+    return count * bytes;
 }
 
 static int claim(atomic_uchar *s)

@@ -35,6 +35,7 @@ typedef struct sums_routine {
 static const sums_routine sums_routines[] = {
 #if defined(__x86_64__)
     {QMM_PACK_I8_K4_SUMS, 32, QMM_CPU_AVX2, qmm_pack_i8_k4_sums32_avx2},
+    {QMM_PACK_I8_K4, 32, QMM_CPU_AVX2, qmm_pack_i8_k4_sums32_avx2},
 #endif
     {QMM_PACK_COUNT, 0, 0, NULL},  /* keeps the table non-empty; never matches */
 };

@@ -33,11 +33,12 @@ qmm_pack_bulk_fn qmm_pack_i8_k4_lines32_avx2;
 qmm_pack_bulk_fn qmm_pack_i8_k4_lines8_neon;
 qmm_pack_bulk_fn qmm_pack_i8_k8_lines8_neon;
 
-/* The line sums of one packed panel of a format with line sums (pack.h), at
- * padded depth kp, written after its elements. */
-typedef void qmm_pack_sums_fn(unsigned char *panel, size_t kp);
+/* The line sums of one packed panel at padded depth kp, from its elements,
+ * into sums (after the elements for a format with line sums, pack.h). */
+typedef void qmm_pack_sums_fn(const unsigned char *panel, size_t kp, int32_t *sums);
 
-/* AVX2 line sums of 32-line i8_k4_sums panels (the VNNI kernel's B). */
+/* AVX2 line sums of 32-line i8_k4 and i8_k4_sums panels (the B of the VNNI
+ * and AMX kernels). */
 qmm_pack_sums_fn qmm_pack_i8_k4_sums32_avx2;
 
 /* The ISA routine for the line sums of f's panels of r lines where the CPU

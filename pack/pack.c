@@ -367,32 +367,40 @@ size_t qmm_pack_panel_bytes(const qmm_pack_format *f, unsigned r, size_t kp)
     return (bytes + sums + mask) & ~mask;
 }
 
-/* The line sums of a packed panel (int8 elements), from the panel itself,
+/* The line sums of a packed panel, from its elements (int8 or int16),
  * modulo 2^32 (uint32_t: a depth over 2^24 may leave int32; signed overflow
  * would be undefined). An interleaved panel of up to SUM_LANES elements per
  * depth block is summed per element over the blocks (a loop the compiler
  * vectorizes), then each line's kr partial sums are added; other panels
- * element by element. */
+ * line by line. */
 enum { SUM_LANES = 1024 };
 
-static void line_sums(const qmm_pack_format *f, unsigned r, size_t kp, unsigned char *panel)
+/* Element e of a panel of int8 or (wide) int16 elements. */
+static inline __attribute__((always_inline)) int32_t element(const unsigned char *x, size_t e,
+                                                             const int wide)
 {
-    const int8_t *x = (const int8_t *)panel;
-    int32_t *sums = (int32_t *)(void *)(panel + (size_t)r * kp);
+    return wide ? ((const int16_t *)(const void *)x)[e] : ((const int8_t *)x)[e];
+}
+
+/* Inlined with a constant `wide`, one loop per element width. */
+static inline __attribute__((always_inline)) void
+sum_elements(const qmm_pack_format *f, unsigned r, size_t kp, const unsigned char *x,
+             int32_t *sums, const int wide)
+{
     const size_t width = (size_t)r * f->kr;  /* elements per depth block */
     if (f->k_inner || width > SUM_LANES) {
         for (unsigned i = 0; i < r; i++) {
             uint32_t s = 0;
             for (size_t p = 0; p < kp; p++)
-                s += (uint32_t)x[qmm_pack_index(f, r, kp, i, p)];
+                s += (uint32_t)element(x, qmm_pack_index(f, r, kp, i, p), wide);
             sums[i] = (int32_t)s;
         }
         return;
     }
     uint32_t acc[SUM_LANES] = {0};
-    for (size_t b = 0; b < kp / f->kr; b++, x += width)
+    for (size_t b = 0; b < kp / f->kr; b++)
         for (size_t e = 0; e < width; e++)
-            acc[e] += (uint32_t)x[e];
+            acc[e] += (uint32_t)element(x, b * width + e, wide);
     for (unsigned i = 0; i < r; i++) {
         uint32_t s = 0;
         for (unsigned q = 0; q < f->kr; q++)
@@ -401,13 +409,41 @@ static void line_sums(const qmm_pack_format *f, unsigned r, size_t kp, unsigned 
     }
 }
 
+/* Where a panel's own line sums go, after its elements. */
+static int32_t *own_sums(unsigned r, size_t kp, unsigned char *panel)
+{
+    return (int32_t *)(void *)(panel + (size_t)r * kp);
+}
+
+static void line_sums(const qmm_pack_format *f, unsigned r, size_t kp,
+                      const unsigned char *panel, int32_t *sums)
+{
+    qmm_pack_sums_fn *fast = qmm_pack_bulk_sums(f, r);
+    if (fast != NULL)
+        fast(panel, kp, sums);
+    else if (f->elem_bytes == 2)
+        sum_elements(f, r, kp, panel, sums, 1);
+    else
+        sum_elements(f, r, kp, panel, sums, 0);
+}
+
 void qmm_pack_panel(const qmm_pack_format *f, unsigned r, size_t kp, const int8_t *src,
                     ptrdiff_t line_stride, ptrdiff_t depth_stride, unsigned lines, size_t k,
                     void *dst)
 {
     f->pack(r, kp, src, line_stride, depth_stride, lines, k, dst);
     if (f->line_sums)
-        line_sums(f, r, kp, dst);
+        line_sums(f, r, kp, dst, own_sums(r, kp, dst));
+}
+
+void qmm_pack_panel_sums(const qmm_pack_format *f, unsigned r, size_t kp, const void *panel,
+                         int32_t *sums)
+{
+    const unsigned char *p = panel;
+    if (f->line_sums)
+        memcpy(sums, p + (size_t)r * kp, r * sizeof *sums);
+    else
+        line_sums(f, r, kp, p, sums);
 }
 
 /* Lines per call of a K-inner packer when consecutive panels are merged into
@@ -454,12 +490,8 @@ void qmm_pack_panels(const qmm_pack_format *f, unsigned r, size_t kp, const int8
     if (!f->line_sums)
         return;
     const size_t panel = qmm_pack_panel_bytes(f, r, kp);
-    qmm_pack_sums_fn *fast = qmm_pack_bulk_sums(f, r);
     for (size_t j = 0; j < lines; j += r) {
         unsigned char *d = (unsigned char *)dst + j / r * panel;
-        if (fast != NULL)
-            fast(d, kp);
-        else
-            line_sums(f, r, kp, d);
+        line_sums(f, r, kp, d, own_sums(r, kp, d));
     }
 }

@@ -102,6 +102,12 @@ void qmm_pack_panel(const qmm_pack_format *f, unsigned r, size_t kp, const int8_
                     ptrdiff_t line_stride, ptrdiff_t depth_stride, unsigned lines, size_t k,
                     void *dst);
 
+/* The sums over depth of the r lines of a packed panel of f at padded depth
+ * kp, modulo 2^32, into sums: the panel's own when f has line sums, else
+ * computed from its elements (padding lines and depths add 0). */
+void qmm_pack_panel_sums(const qmm_pack_format *f, unsigned r, size_t kp, const void *panel,
+                         int32_t *sums);
+
 /* Pack lines [0, lines) of the same source into ceil(lines / r) consecutive
  * panels of r lines, panel j (lines [j*r, j*r + r)) at dst + j *
  * qmm_pack_panel_bytes(f, r, kp): the same bytes as qmm_pack_panel on each

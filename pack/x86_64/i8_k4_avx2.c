@@ -56,7 +56,7 @@ void qmm_pack_i8_k4_lines32_avx2(const int8_t *src, ptrdiff_t stride, size_t pan
         pass(src + 32 * j, stride, depths, dst + j * panel_bytes, panel_bytes, 1);
 }
 
-/* Column sums of a 32-column i8_k4_sums panel: vpmaddubsw by ones then
+/* Column sums of a 32-column i8_k4(_sums) panel: vpmaddubsw by ones then
  * vpmaddwd by ones sum each column's 4 bytes of a quad into its 32-bit lane
  * (exact: pairs of bytes fit 16 bits); a quad block is 4 vectors of 8
  * columns each, one accumulator per vector. */
@@ -66,7 +66,7 @@ static inline __m256i quad_sums(__m256i x)
                              _mm256_set1_epi16(1));
 }
 
-void qmm_pack_i8_k4_sums32_avx2(unsigned char *panel, size_t kp)
+void qmm_pack_i8_k4_sums32_avx2(const unsigned char *panel, size_t kp, int32_t *out)
 {
     const __m256i *x = (const __m256i *)(const void *)panel;
     __m256i s[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(),
@@ -74,7 +74,7 @@ void qmm_pack_i8_k4_sums32_avx2(unsigned char *panel, size_t kp)
     for (size_t q = 0; q < kp / 4; q++, x += 4)
         for (int v = 0; v < 4; v++)
             s[v] = _mm256_add_epi32(s[v], quad_sums(_mm256_loadu_si256(x + v)));
-    __m256i *sums = (__m256i *)(void *)(panel + 32 * kp);
+    __m256i *sums = (__m256i *)(void *)out;
     for (int v = 0; v < 4; v++)
         _mm256_storeu_si256(sums + v, s[v]);
 }
