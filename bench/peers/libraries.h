@@ -17,6 +17,9 @@ extern const library openblas_library;
 extern const contender qmm_one_shot;
 /* A qmm plan with its weights B packed once. */
 extern const contender qmm_plan_b;
+/* A qmm plan with its weights packed once (B where the batch is the shorter
+ * side), int8 out: XNNPACK qs8 FC's function. */
+extern const contender qmm_plan_s8;
 /* XNNPACK's fully-connected qs8 operator, int8 out, batch-major. */
 extern const contender xnnpack_qs8_fc;
 /* gemmlowp's TFLite-style output pipeline, uint8 out. */

@@ -142,7 +142,7 @@ static int plan_s8_run(trial *t, const operands *o)
     return qmm_plan_gemm(t->state, &d) == QMM_OK;
 }
 
-static const contender qmm_plan_s8 = {
+const contender qmm_plan_s8 = {
     .name = "qmm plan s8", .result = RESULT_S8, .setup = plan_s8_setup, .run = plan_s8_run,
     .teardown = plan_teardown, .peer = &xnnpack_qs8_fc,
 };
