@@ -59,16 +59,17 @@ void qmm_tile_compute(const qmm_kernel *kern, size_t kp, const void *ap, const v
                       size_t mv, size_t nv, qmm_tile_mode mode)
 {
     const unsigned mr = kern->mr, nr = kern->nr;
-    /* Straight into the view: plain sums, or int32 C finished in place. */
-    const int direct = finish == NULL || finish->type == QMM_TYPE_I32;
-    if (direct && mode == QMM_TILE_STORE && nv == nr && (mv == mr || kern->run_rows != NULL)) {
+    /* Straight into the view: plain sums only. A stage, an int32 C's
+     * additions included, reads the sums from the scratch tile, in L1, and
+     * writes C once: finishing C in place read back what the kernel had just
+     * stored there, which on AMX took as long as the rest of the stage. */
+    if (finish == NULL && mode == QMM_TILE_STORE && nv == nr &&
+        (mv == mr || kern->run_rows != NULL)) {
         int32_t *c = to->c + ((ptrdiff_t)i * to->rs + (ptrdiff_t)j * to->cs);
         if (mv == mr)
             kern->run(kp, ap, bp, c, to->rs, to->cs);
         else
             kern->run_rows((unsigned)mv, kp, ap, bp, c, to->rs, to->cs);
-        if (finish != NULL)
-            qmm_epilogue_tile(finish, i, j, mv, nv, c, to->rs, to->cs);
         return;
     }
     int32_t scratch[QMM_MAX_TILE];

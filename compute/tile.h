@@ -30,8 +30,8 @@ typedef enum qmm_tile_mode {
  * view `to` (stored or added); else, the sums completed (added to those in
  * `to` under QMM_TILE_ADD), through finish's stage into C. A full tile of
  * plain sums goes straight from the kernel to its destination, the valid
- * rows of a partial one through run_rows when the kernel has it, any other
- * through a scratch tile. */
+ * rows of a partial one through run_rows when the kernel has it; any other,
+ * and every tile that has a stage, through a scratch tile. */
 void qmm_tile_compute(const qmm_kernel *kern, size_t kp, const void *ap, const void *bp,
                       const qmm_c_view *to, const qmm_epilogue *finish, size_t i, size_t j,
                       size_t mv, size_t nv, qmm_tile_mode mode);

@@ -9,6 +9,7 @@ static const struct {
     qmm_epilogue_fn *tile;
 } instances[] = {
 #if defined(__x86_64__)
+    {QMM_CPU_AVX512VNNI, qmm_epilogue_tile_avx512},
     {QMM_CPU_AVX2, qmm_epilogue_tile_avx2},
 #endif
     {0, qmm_epilogue_tile_generic},

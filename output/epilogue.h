@@ -148,6 +148,7 @@ qmm_epilogue_fn *qmm_epilogue_pick(void);
 qmm_epilogue_fn qmm_epilogue_tile_generic;
 #if defined(__x86_64__)
 qmm_epilogue_fn qmm_epilogue_tile_avx2;
+qmm_epilogue_fn qmm_epilogue_tile_avx512;
 #endif
 
 /* Whether C is plain int32 sums, nothing added: the kernels then store their

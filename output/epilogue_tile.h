@@ -4,19 +4,24 @@
  * (the same code: the compiler vectorizes it for the flags of the file).
  * Define QMM_EPILOGUE_TILE_FN, the function's name, before including it, and
  * QMM_EPILOGUE_TFLITE_ROW where an instance has its own code for a row of
- * TFLite's rule (out = clamp(rule(in, m, sh), lo, hi) + zp over nv values).
+ * TFLite's rule: ROW(in, cols, r, m, sh, out, nv, lo, hi, zp) stores
+ * out[jj] = clamp(rule(in[jj] + cols[jj] + r, m[jj], sh[jj]), lo, hi) + zp
+ * as a byte, for jj < nv, with the sums wrapping and cols NULL for none.
  * Every file that includes it is built with -ffp-contract=off: each float
  * operation below is the one the header of qmm.h defines, rounded once, so
  * every instance gives the same bits.
  *
- * A block is done a row at a time, each step one loop over the row that the
- * compiler turns into whole vectors: every parameter becomes an array of the
- * row's values (a column parameter read in place, a row parameter or a
- * single value repeated), an absent one an array of its identity (scale 1,
- * float bias -0, which leaves every value as it is, -0 included; no clamp:
- * the infinities).
+ * A block is done a row at a time, each row in one pass that the compiler
+ * turns into whole vectors: the int32 sums read, the row's and the column's
+ * additions added, converted, and C's elements stored, in registers. Every
+ * parameter becomes an array of the row's values (a column parameter read in
+ * place, a row parameter or a single value repeated), an absent one an array
+ * of its identity (scale 1, float bias -0, which leaves every value as it
+ * is, -0 included; no clamp: the infinities). The rare blocks that the pass
+ * cannot read in place (products of a row value by a column value, sums
+ * whose columns are apart) are first completed into a local tile.
  */
-#include <math.h>
+#include <string.h>
 
 #include "epilogue.h"
 
@@ -105,8 +110,8 @@ static inline int32_t LOCAL(rule_single)(int32_t x, int32_t m, int32_t s, int32_
     return (int32_t)(v < lo ? lo : v > hi ? hi : v);
 }
 
-/* The block's sums with the int32 additions, into t (rows t_rs apart,
- * columns adjacent; t may be acc itself). */
+/* The block's sums with the int32 additions and terms, into t (rows t_rs
+ * apart, columns adjacent; t may be acc itself). */
 static void LOCAL(finish_sums)(const qmm_epilogue *e, size_t i, size_t j, size_t mv, size_t nv,
                                const int32_t *acc, ptrdiff_t acc_rs, ptrdiff_t acc_cs,
                                int32_t *t, ptrdiff_t t_rs)
@@ -116,12 +121,8 @@ static void LOCAL(finish_sums)(const qmm_epilogue *e, size_t i, size_t j, size_t
         const int32_t *in = acc + (ptrdiff_t)ii * acc_rs;
         uint32_t *row = (uint32_t *)(t + (ptrdiff_t)ii * t_rs);
         const uint32_t r = e->row_add != NULL ? (uint32_t)e->row_add[i + ii] : 0;
-        if (cols != NULL)
-            for (size_t jj = 0; jj < nv; jj++)
-                row[jj] = (uint32_t)in[(ptrdiff_t)jj * acc_cs] + cols[j + jj] + r;
-        else
-            for (size_t jj = 0; jj < nv; jj++)
-                row[jj] = (uint32_t)in[(ptrdiff_t)jj * acc_cs] + r;
+        for (size_t jj = 0; jj < nv; jj++)
+            row[jj] = (uint32_t)in[(ptrdiff_t)jj * acc_cs] + (cols != NULL ? cols[j + jj] : 0) + r;
     }
     LOCAL(iparam) x, y;
     for (unsigned k = 0; k < e->terms; k++)
@@ -148,17 +149,49 @@ static inline int LOCAL(by_row_i)(const qmm_ivec *v)
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
-/* One row of the float stage; `twice` (a second scale) and `clamp` are
- * constants in each instance, so that the common row does no more than it
- * needs: convert, multiply, add. */
-static ALWAYS_INLINE void LOCAL(dequantize_row)(const int32_t *restrict in, float *restrict out,
-                                                size_t nv, const float *restrict s0,
+/* The sums of a block as the fused passes read them: rows s_rs apart,
+ * columns adjacent, with col_add's values for the block's columns (NULL:
+ * none) and row_add's for its rows (NULL: none) still to be added. */
+typedef struct LOCAL(sums) {
+    const int32_t *s;
+    ptrdiff_t s_rs;
+    const uint32_t *cols, *rows;
+} LOCAL(sums);
+
+/* Element jj of a row of sums, its additions added (wrapping); `cols` is a
+ * constant in each copy of a loop, so that none tests it per element. */
+static ALWAYS_INLINE int32_t LOCAL(sum_at)(const int32_t *in,
+                                           const uint32_t *restrict cols, uint32_t r, size_t jj,
+                                           const int has_cols)
+{
+    return (int32_t)((uint32_t)in[jj] + (has_cols ? cols[jj] : 0) + r);
+}
+
+/* An int32 C's row: the sums with their additions. No restrict: `in` may
+ * be `out` itself (qmm_epilogue_fn lets acc be C). */
+static ALWAYS_INLINE void LOCAL(add_row)(const int32_t *in, const uint32_t *restrict cols,
+                                         uint32_t r, int32_t *out, size_t nv,
+                                         const int has_cols)
+{
+    for (size_t jj = 0; jj < nv; jj++)
+        out[jj] = LOCAL(sum_at)(in, cols, r, jj, has_cols);
+}
+
+/* One row of the float stage: sums, then y = clamp(((float)s * s0) * s1 +
+ * fb); `twice` (a second scale) and `clamp` are constants in each copy, so
+ * that the common row does no more than it needs: add, convert, multiply,
+ * add. */
+static ALWAYS_INLINE void LOCAL(dequantize_row)(const int32_t *restrict in,
+                                                const uint32_t *restrict cols, uint32_t r,
+                                                float *restrict out, size_t nv,
+                                                const float *restrict s0,
                                                 const float *restrict s1,
                                                 const float *restrict fb, float lo, float hi,
-                                                const int twice, const int clamp)
+                                                const int has_cols, const int twice,
+                                                const int clamp)
 {
     for (size_t jj = 0; jj < nv; jj++) {
-        float v = (float)in[jj];
+        float v = (float)LOCAL(sum_at)(in, cols, r, jj, has_cols);
         v = v * s0[jj];
         if (twice)
             v = v * s1[jj];
@@ -167,10 +200,85 @@ static ALWAYS_INLINE void LOCAL(dequantize_row)(const int32_t *restrict in, floa
     }
 }
 
-/* y = clamp((((float)s * scale[0]) * scale[1]) + float bias), rows of nv. */
-static void LOCAL(dequantize)(const qmm_epilogue *e, size_t i, size_t j, size_t mv, size_t nv,
-                              const int32_t *restrict s, ptrdiff_t s_rs, float *restrict y,
-                              ptrdiff_t y_rs)
+/* One row of an int8 or uint8 C: sums, then clamp(rule(s), lo, hi) + zp,
+ * stored as its low byte (int8 and uint8 alike: the value is in the type's
+ * range). `rounding` and `has_cols` are constants in each copy. */
+static ALWAYS_INLINE void LOCAL(requantize_row)(const int32_t *restrict in,
+                                                const uint32_t *restrict cols, uint32_t r,
+                                                uint8_t *restrict out, size_t nv,
+                                                const int32_t *restrict m,
+                                                const int32_t *restrict sh,
+                                                const float *restrict sc, int32_t lo, int32_t hi,
+                                                int32_t zp, const qmm_rounding rounding,
+                                                const int has_cols)
+{
+    if (rounding == QMM_ROUND_FLOAT) {
+        /* Clamped in float to the bounds less the zero point (whole numbers,
+         * so clamping commutes with rounding), then rounded to nearest even
+         * by adding and taking away 1.5 * 2^23 (exact for |v| < 2^22). */
+        const float flo = (float)lo, fhi = (float)hi, magic = 12582912.0f;
+        for (size_t jj = 0; jj < nv; jj++) {
+            float v = (float)LOCAL(sum_at)(in, cols, r, jj, has_cols) * sc[jj];
+            v = v < flo ? flo : v > fhi ? fhi : v;
+            v = (v + magic) - magic;
+            out[jj] = (uint8_t)((int32_t)v + zp);
+        }
+    } else if (rounding == QMM_ROUND_SINGLE) {
+        for (size_t jj = 0; jj < nv; jj++)
+            out[jj] = (uint8_t)(LOCAL(rule_single)(LOCAL(sum_at)(in, cols, r, jj, has_cols), m[jj],
+                                                   sh[jj], lo, hi) +
+                                zp);
+    } else {
+#if defined(QMM_EPILOGUE_TFLITE_ROW)
+        QMM_EPILOGUE_TFLITE_ROW(in, has_cols ? cols : NULL, r, m, sh, out, nv, lo, hi, zp);
+#else
+        for (size_t jj = 0; jj < nv; jj++) {
+            const int32_t v =
+                LOCAL(rule_tflite)(LOCAL(sum_at)(in, cols, r, jj, has_cols), m[jj], sh[jj]);
+            out[jj] = (uint8_t)((v < lo ? lo : v > hi ? hi : v) + zp);
+        }
+#endif
+    }
+}
+
+/* Where a row of the block goes: C's row itself when its elements are
+ * adjacent, else `buf`, scattered into C by put_row. */
+static inline void *LOCAL(row_out)(const qmm_epilogue *e, size_t i, size_t j, size_t ii, void *buf)
+{
+    if (e->cs != 1)
+        return buf;
+    return (char *)e->c + ((ptrdiff_t)(i + ii) * e->rs + (ptrdiff_t)j) *
+                              (ptrdiff_t)qmm_type_bytes(e->type);
+}
+
+static void LOCAL(put_row)(const qmm_epilogue *e, size_t i, size_t j, size_t ii, size_t nv,
+                           const void *buf)
+{
+    if (e->cs == 1)
+        return;
+    const size_t bytes = qmm_type_bytes(e->type);
+    char *c = (char *)e->c + ((ptrdiff_t)(i + ii) * e->rs + (ptrdiff_t)j * e->cs) * (ptrdiff_t)bytes;
+    for (size_t jj = 0; jj < nv; jj++)
+        memcpy(c + (ptrdiff_t)jj * e->cs * (ptrdiff_t)bytes, (const char *)buf + jj * bytes, bytes);
+}
+
+static ALWAYS_INLINE void LOCAL(add_rows)(const qmm_epilogue *e, size_t i, size_t j, size_t mv,
+                                          size_t nv, const LOCAL(sums) *s, int32_t *buf,
+                                          const int has_cols)
+{
+    for (size_t ii = 0; ii < mv; ii++) {
+        const int32_t *in = s->s + (ptrdiff_t)ii * s->s_rs;
+        int32_t *out = LOCAL(row_out)(e, i, j, ii, buf);
+        const uint32_t r = s->rows != NULL ? s->rows[ii] : 0;
+        LOCAL(add_row)(in, s->cols, r, out, nv, has_cols);
+        LOCAL(put_row)(e, i, j, ii, nv, out);
+    }
+}
+
+/* The float stage on the block's rows. */
+static ALWAYS_INLINE void LOCAL(dequantize)(const qmm_epilogue *e, size_t i, size_t j, size_t mv,
+                                            size_t nv, const LOCAL(sums) *s, float *buf,
+                                            const int has_cols)
 {
     LOCAL(fparam) p0, p1, pb;
     LOCAL(fparam_row)(&p0, &e->scale[0], i, j, nv, 1.0f, 1);
@@ -186,69 +294,88 @@ static void LOCAL(dequantize)(const qmm_epilogue *e, size_t i, size_t j, size_t 
             LOCAL(fparam_row)(&p1, &e->scale[1], i + ii, j, nv, 1.0f, 0);
             LOCAL(fparam_row)(&pb, &e->fbias, i + ii, j, nv, -0.0f, 0);
         }
-        const int32_t *in = s + (ptrdiff_t)ii * s_rs;
-        float *out = y + (ptrdiff_t)ii * y_rs;
+        const int32_t *in = s->s + (ptrdiff_t)ii * s->s_rs;
+        const uint32_t r = s->rows != NULL ? s->rows[ii] : 0;
+        float *out = LOCAL(row_out)(e, i, j, ii, buf);
         if (twice && clamp)
-            LOCAL(dequantize_row)(in, out, nv, p0.at, p1.at, pb.at, lo, hi, 1, 1);
+            LOCAL(dequantize_row)(in, s->cols, r, out, nv, p0.at, p1.at, pb.at, lo, hi, has_cols,
+                                  1, 1);
         else if (twice)
-            LOCAL(dequantize_row)(in, out, nv, p0.at, p1.at, pb.at, lo, hi, 1, 0);
+            LOCAL(dequantize_row)(in, s->cols, r, out, nv, p0.at, p1.at, pb.at, lo, hi, has_cols,
+                                  1, 0);
         else if (clamp)
-            LOCAL(dequantize_row)(in, out, nv, p0.at, p1.at, pb.at, lo, hi, 0, 1);
+            LOCAL(dequantize_row)(in, s->cols, r, out, nv, p0.at, p1.at, pb.at, lo, hi, has_cols,
+                                  0, 1);
         else
-            LOCAL(dequantize_row)(in, out, nv, p0.at, p1.at, pb.at, lo, hi, 0, 0);
+            LOCAL(dequantize_row)(in, s->cols, r, out, nv, p0.at, p1.at, pb.at, lo, hi, has_cols,
+                                  0, 0);
+        LOCAL(put_row)(e, i, j, ii, nv, out);
     }
 }
 
-/* q = clamp(rule(s) + zero point) by the rule e names, rows of nv. */
-static void LOCAL(requantize)(const qmm_epilogue *e, size_t i, size_t j, size_t mv, size_t nv,
-                              const int32_t *restrict s, int32_t *restrict q)
+/* The int8 or uint8 stage on the block's rows, by the rule e names. */
+static ALWAYS_INLINE void LOCAL(requantize)(const qmm_epilogue *e, size_t i, size_t j, size_t mv,
+                                            size_t nv, const LOCAL(sums) *s, uint8_t *buf,
+                                            const int has_cols)
 {
     const int32_t zp = e->zero_point, lo = e->qmin - zp, hi = e->qmax - zp;
-    if (e->rounding == QMM_ROUND_FLOAT) {
-        /* Clamped in float to the bounds less the zero point (whole numbers,
-         * so clamping commutes with rounding), then rounded to nearest even
-         * by adding and taking away 1.5 * 2^23 (exact for |v| < 2^22). */
-        LOCAL(fparam) p;
-        LOCAL(fparam_row)(&p, &e->qscale, i, j, nv, 1.0f, 1);
-        const int rows = LOCAL(by_row_f)(&e->qscale);
-        const float flo = (float)lo, fhi = (float)hi, magic = 12582912.0f;
-        for (size_t ii = 0; ii < mv; ii++) {
-            if (rows && ii > 0)
-                LOCAL(fparam_row)(&p, &e->qscale, i + ii, j, nv, 1.0f, 0);
-            const float *restrict sc = p.at;
-            for (size_t jj = 0; jj < nv; jj++) {
-                float v = (float)s[ii * nv + jj] * sc[jj];
-                v = v < flo ? flo : v > fhi ? fhi : v;
-                v = (v + magic) - magic;
-                q[ii * nv + jj] = (int32_t)v + zp;
-            }
-        }
-        return;
-    }
+    const qmm_rounding rule = e->rounding;
+    LOCAL(fparam) pc;
     LOCAL(iparam) pm, ps;
-    LOCAL(iparam_row)(&pm, &e->multiplier, i, j, nv, 1);
-    LOCAL(iparam_row)(&ps, &e->shift, i, j, nv, 1);
-    const int rows = LOCAL(by_row_i)(&e->multiplier), single = e->rounding == QMM_ROUND_SINGLE;
+    int rows;
+    if (rule == QMM_ROUND_FLOAT) {
+        LOCAL(fparam_row)(&pc, &e->qscale, i, j, nv, 1.0f, 1);
+        rows = LOCAL(by_row_f)(&e->qscale);
+    } else {
+        LOCAL(iparam_row)(&pm, &e->multiplier, i, j, nv, 1);
+        LOCAL(iparam_row)(&ps, &e->shift, i, j, nv, 1);
+        rows = LOCAL(by_row_i)(&e->multiplier);
+    }
     for (size_t ii = 0; ii < mv; ii++) {
         if (rows && ii > 0) {
-            LOCAL(iparam_row)(&pm, &e->multiplier, i + ii, j, nv, 0);
-            LOCAL(iparam_row)(&ps, &e->shift, i + ii, j, nv, 0);
-        }
-        const int32_t *restrict m = pm.at, *restrict sh = ps.at, *restrict in = s + ii * nv;
-        int32_t *restrict out = q + ii * nv;
-        if (single) {
-            for (size_t jj = 0; jj < nv; jj++)
-                out[jj] = LOCAL(rule_single)(in[jj], m[jj], sh[jj], lo, hi) + zp;
-        } else {
-#if defined(QMM_EPILOGUE_TFLITE_ROW)
-            QMM_EPILOGUE_TFLITE_ROW(in, m, sh, out, nv, lo, hi, zp);
-#else
-            for (size_t jj = 0; jj < nv; jj++) {
-                const int32_t v = LOCAL(rule_tflite)(in[jj], m[jj], sh[jj]);
-                out[jj] = (v < lo ? lo : v > hi ? hi : v) + zp;
+            if (rule == QMM_ROUND_FLOAT) {
+                LOCAL(fparam_row)(&pc, &e->qscale, i + ii, j, nv, 1.0f, 0);
+            } else {
+                LOCAL(iparam_row)(&pm, &e->multiplier, i + ii, j, nv, 0);
+                LOCAL(iparam_row)(&ps, &e->shift, i + ii, j, nv, 0);
             }
-#endif
         }
+        const int32_t *in = s->s + (ptrdiff_t)ii * s->s_rs;
+        const uint32_t r = s->rows != NULL ? s->rows[ii] : 0;
+        uint8_t *out = LOCAL(row_out)(e, i, j, ii, buf);
+        if (rule == QMM_ROUND_FLOAT)
+            LOCAL(requantize_row)(in, s->cols, r, out, nv, NULL, NULL, pc.at, lo, hi, zp,
+                                  QMM_ROUND_FLOAT, has_cols);
+        else if (rule == QMM_ROUND_SINGLE)
+            LOCAL(requantize_row)(in, s->cols, r, out, nv, pm.at, ps.at, NULL, lo, hi, zp,
+                                  QMM_ROUND_SINGLE, has_cols);
+        else
+            LOCAL(requantize_row)(in, s->cols, r, out, nv, pm.at, ps.at, NULL, lo, hi, zp,
+                                  QMM_ROUND_TFLITE, has_cols);
+        LOCAL(put_row)(e, i, j, ii, nv, out);
+    }
+}
+
+/* The stage on the block's rows by C's type; `has_cols` a constant. */
+static ALWAYS_INLINE void LOCAL(finish)(const qmm_epilogue *e, size_t i, size_t j, size_t mv,
+                                        size_t nv, const LOCAL(sums) *s, const int has_cols)
+{
+    /* A row for C's elements when they are apart (a whole block when mv is 1). */
+    union {
+        int32_t q[QMM_EPILOGUE_MAX_BLOCK];
+        float f[QMM_EPILOGUE_MAX_BLOCK];
+        uint8_t b[QMM_EPILOGUE_MAX_BLOCK];
+    } buf;
+    switch (e->type) {
+    case QMM_TYPE_I32:
+        LOCAL(add_rows)(e, i, j, mv, nv, s, buf.q, has_cols);
+        return;
+    case QMM_TYPE_F32:
+        LOCAL(dequantize)(e, i, j, mv, nv, s, buf.f, has_cols);
+        return;
+    default:
+        LOCAL(requantize)(e, i, j, mv, nv, s, buf.b, has_cols);
+        return;
     }
 }
 
@@ -256,57 +383,20 @@ static void LOCAL(requantize)(const qmm_epilogue *e, size_t i, size_t j, size_t 
 void QMM_EPILOGUE_TILE_FN(const qmm_epilogue *e, size_t i, size_t j, size_t mv, size_t nv,
                           const int32_t *acc, ptrdiff_t acc_rs, ptrdiff_t acc_cs)
 {
+    LOCAL(sums) s = {acc, acc_rs, NULL, NULL};
     int32_t t[QMM_EPILOGUE_MAX_BLOCK];
-    const ptrdiff_t rs = e->rs, cs = e->cs, at = (ptrdiff_t)i * rs + (ptrdiff_t)j * cs;
-    if (e->type == QMM_TYPE_I32 && cs == 1) {
-        /* Straight into C's rows (which may be acc itself). */
-        LOCAL(finish_sums)(e, i, j, mv, nv, acc, acc_rs, acc_cs, (int32_t *)e->c + at, rs);
-        return;
-    }
-    const int32_t *s = acc;
-    ptrdiff_t s_rs = acc_rs;
-    const int plain = e->row_add == NULL && e->col_add == NULL && e->terms == 0;
-    if (!plain || acc_cs != 1 || e->type != QMM_TYPE_F32) {
+    if (acc_cs != 1 || e->terms != 0) {
         LOCAL(finish_sums)(e, i, j, mv, nv, acc, acc_rs, acc_cs, t, (ptrdiff_t)nv);
-        s = t;
-        s_rs = (ptrdiff_t)nv;
+        s.s = t;
+        s.s_rs = (ptrdiff_t)nv;
+    } else {
+        s.cols = e->col_add != NULL ? (const uint32_t *)e->col_add + j : NULL;
+        s.rows = e->row_add != NULL ? (const uint32_t *)e->row_add + i : NULL;
     }
-    union {
-        float f[QMM_EPILOGUE_MAX_BLOCK];
-        int32_t q[QMM_EPILOGUE_MAX_BLOCK];
-    } out;
-    switch (e->type) {
-    case QMM_TYPE_I32:
-        for (size_t ii = 0; ii < mv; ii++)
-            for (size_t jj = 0; jj < nv; jj++)
-                ((int32_t *)e->c)[at + (ptrdiff_t)ii * rs + (ptrdiff_t)jj * cs] =
-                    s[(ptrdiff_t)ii * s_rs + (ptrdiff_t)jj];
-        return;
-    case QMM_TYPE_F32:
-        if (cs == 1) {
-            LOCAL(dequantize)(e, i, j, mv, nv, s, s_rs, (float *)e->c + at, rs);
-            return;
-        }
-        LOCAL(dequantize)(e, i, j, mv, nv, s, s_rs, out.f, (ptrdiff_t)nv);
-        for (size_t ii = 0; ii < mv; ii++)
-            for (size_t jj = 0; jj < nv; jj++)
-                ((float *)e->c)[at + (ptrdiff_t)ii * rs + (ptrdiff_t)jj * cs] = out.f[ii * nv + jj];
-        return;
-    default:
-        break;
-    }
-    LOCAL(requantize)(e, i, j, mv, nv, s, out.q);
-    /* The values are in the type's range: int8 and uint8 alike are their low byte. */
-    for (size_t ii = 0; ii < mv; ii++) {
-        uint8_t *restrict row = (uint8_t *)e->c + at + (ptrdiff_t)ii * rs;
-        const int32_t *restrict q = out.q + ii * nv;
-        if (cs == 1)
-            for (size_t jj = 0; jj < nv; jj++)
-                row[jj] = (uint8_t)q[jj];
-        else
-            for (size_t jj = 0; jj < nv; jj++)
-                row[(ptrdiff_t)jj * cs] = (uint8_t)q[jj];
-    }
+    if (s.cols != NULL)
+        LOCAL(finish)(e, i, j, mv, nv, &s, 1);
+    else
+        LOCAL(finish)(e, i, j, mv, nv, &s, 0);
 }
 
 #undef LOCAL

@@ -27,6 +27,8 @@
 #include "compute/job.h"
 #include "compute/partition.h"
 #include "compute/work.h"
+#include "output/epilogue.h"
+#include "platform/cpu.h"
 #include "support/testlib.h"
 
 #define COUNT(x) (sizeof(x) / sizeof((x)[0]))
@@ -1214,6 +1216,176 @@ static void check_published_vectors(void)
     onnx_case("ONNX QLinearMatMul", 2, 3, 4, ql_a, 113, ql_b, 114, ql, ql_y);
 }
 
+/* ---- the stage's instances, one against another ------------------------------ */
+
+/* Every instance of the output stage this CPU runs gives the generic
+ * instance's bits (the products above run only the one qmm picks), on the
+ * same random blocks: every output type and rule, parameters along rows,
+ * along columns and single, with and without the int32 additions and terms,
+ * sums read in place or apart, C's elements adjacent or apart, blocks from
+ * one element to QMM_EPILOGUE_MAX_BLOCK, widths that leave every tail. */
+static const struct {
+    const char *name;
+    unsigned features;
+    qmm_epilogue_fn *tile;
+} stage_instances[] = {
+#if defined(__x86_64__)
+    {"avx2", QMM_CPU_AVX2, qmm_epilogue_tile_avx2},
+    {"avx512", QMM_CPU_AVX512VNNI, qmm_epilogue_tile_avx512},
+#endif
+    {"generic", 0, qmm_epilogue_tile_generic},
+};
+
+/* A block lies at (i, j) < (STAGE_AT, STAGE_AT) in C. */
+enum { STAGE_AT = 8, STAGE_LINE = STAGE_AT + QMM_EPILOGUE_MAX_BLOCK };
+
+/* The values a block's parameters take, one per row or column of C (up to
+ * STAGE_LINE along either axis). */
+typedef struct stage_values {
+    int32_t row_add[STAGE_LINE], col_add[STAGE_LINE], term[QMM_EPILOGUE_TERMS][2][STAGE_LINE];
+    int32_t mult[STAGE_LINE], shift[STAGE_LINE];
+    float scale[2][STAGE_LINE], fbias[STAGE_LINE], qscale[STAGE_LINE];
+} stage_values;
+
+static qmm_along rand_along(void)
+{
+    return (qmm_along)test_rand_below(3);
+}
+
+static int32_t rand_i32(void)
+{
+    return (int32_t)(uint32_t)test_rand();
+}
+
+/* Sums of every size: small ones, where the rules' ties and clamps lie,
+ * and the whole int32 range. */
+static int32_t rand_sum(void)
+{
+    return test_rand_below(2) ? rand_in(-3000, 3000) : rand_i32();
+}
+
+static float stage_scale(void)
+{
+    return (float)((rand_unit() * 2 - 1) * ldexp(1, rand_in(-14, 4)));
+}
+
+static void stage_fill(stage_values *v)
+{
+    for (size_t x = 0; x < STAGE_LINE; x++) {
+        v->row_add[x] = rand_sum();
+        v->col_add[x] = rand_sum();
+        for (int t = 0; t < QMM_EPILOGUE_TERMS; t++)
+            for (int f = 0; f < 2; f++)
+                v->term[t][f][x] = rand_in(-300, 300);
+        v->mult[x] = test_rand_below(4) ? rand_in(1 << 30, INT32_MAX) : rand_in(0, INT32_MAX);
+        v->shift[x] = test_rand_below(4) ? rand_in(-12, 2) : rand_in(-31, 30);
+        v->scale[0][x] = stage_scale();
+        v->scale[1][x] = stage_scale();
+        v->fbias[x] = (float)((rand_unit() * 2 - 1) * 100);
+        v->qscale[x] = (float)ldexp(rand_unit(), rand_in(-16, 0));
+    }
+}
+
+/* A random stage of type t over an n_rows x n_cols C (elements cs apart),
+ * its parameters in v. */
+static qmm_epilogue stage_random(const stage_values *v, qmm_type t, void *c, size_t n_cols,
+                                 ptrdiff_t cs)
+{
+    qmm_epilogue e = {.type = t, .c = c, .rs = (ptrdiff_t)n_cols * cs, .cs = cs};
+    e.row_add = test_rand_below(2) ? v->row_add : NULL;
+    e.col_add = test_rand_below(2) ? v->col_add : NULL;
+    e.terms = (unsigned)test_rand_below(4 * QMM_EPILOGUE_TERMS) % (QMM_EPILOGUE_TERMS + 1);
+    for (unsigned k = 0; k < e.terms; k++)
+        for (int f = 0; f < 2; f++)
+            e.term[k][f] = (qmm_ivec){v->term[k][f], rand_along()};
+    for (int f = 0; f < 2; f++)
+        e.scale[f] = (qmm_fvec){f == 0 || test_rand_below(2) ? v->scale[f] : NULL, rand_along()};
+    e.fbias = (qmm_fvec){test_rand_below(2) ? v->fbias : NULL, rand_along()};
+    e.fclamp = (int)test_rand_below(2);
+    e.fmin = (float)rand_in(-2000, 0);
+    e.fmax = e.fmin + (float)rand_in(0, 4000);
+    e.rounding = (qmm_rounding)(QMM_ROUND_TFLITE + test_rand_below(3));
+    const qmm_along along = rand_along();
+    e.multiplier = (qmm_ivec){v->mult, along};
+    e.shift = (qmm_ivec){v->shift, along};
+    e.qscale = (qmm_fvec){v->qscale, rand_along()};
+    const int u8 = t == QMM_TYPE_U8;
+    e.zero_point = u8 ? rand_in(0, 255) : rand_in(-128, 127);
+    e.qmin = u8 ? rand_in(0, 100) : rand_in(-128, -20);
+    e.qmax = u8 ? rand_in(150, 255) : rand_in(20, 127);
+    return e;
+}
+
+static void stage_instance_cases(size_t ins, stage_values *v)
+{
+    static const size_t widths[] = {1, 3, 8, 15, 16, 17, 31, 32, 33, 47, 64, 100, 1024};
+    static const qmm_type types[] = {QMM_TYPE_I32, QMM_TYPE_F32, QMM_TYPE_I8, QMM_TYPE_U8};
+    static int32_t acc[QMM_EPILOGUE_MAX_BLOCK];
+    static unsigned char want[96 * 1024], got[sizeof want];
+    for (int rep = 0; rep < 600; rep++) {
+        if (rep % 100 == 0)
+            stage_fill(v);
+        const size_t nv = widths[test_rand_below(COUNT(widths))];
+        const size_t mv = 1 + test_rand_below(QMM_EPILOGUE_MAX_BLOCK / nv < 40
+                                                  ? QMM_EPILOGUE_MAX_BLOCK / nv
+                                                  : 40);
+        const qmm_type t = types[test_rand_below(COUNT(types))];
+        const ptrdiff_t cs = test_rand_below(4) ? 1 : 2;
+        /* C, n_cols wide, holds the block at (i, j). */
+        const size_t i = test_rand_below(STAGE_AT), j = test_rand_below(STAGE_AT), n_cols = j + nv + 3;
+        const size_t bytes = qmm_type_bytes(t);
+        if ((i + mv) * n_cols * (size_t)cs * bytes > sizeof want)
+            continue;
+        for (size_t x = 0; x < mv * nv; x++)
+            acc[x] = rand_sum();
+        for (size_t x = 0; x < sizeof want; x++)
+            want[x] = (unsigned char)x;
+        memcpy(got, want, sizeof got);
+        const qmm_epilogue ew = stage_random(v, t, want, n_cols, cs);
+        qmm_epilogue eg = ew;
+        eg.c = got;
+        /* The sums apart (acc_cs 2), read in place from an int32 C, or a tile. */
+        const int way = (int)test_rand_below(3);
+        const int in_place = way == 1 && t == QMM_TYPE_I32;
+        const ptrdiff_t acc_rs = way == 0 ? 1 : (ptrdiff_t)nv,
+                        acc_cs = acc_rs == 1 ? (ptrdiff_t)mv : 1;
+        for (int side = 0; side < 2; side++) {
+            const qmm_epilogue *e = side == 0 ? &ew : &eg;
+            qmm_epilogue_fn *fn = side == 0 ? qmm_epilogue_tile_generic : stage_instances[ins].tile;
+            if (in_place) {
+                int32_t *c = (int32_t *)e->c + (ptrdiff_t)i * e->rs + (ptrdiff_t)j * e->cs;
+                for (size_t ii = 0; ii < mv; ii++)
+                    for (size_t jj = 0; jj < nv; jj++)
+                        c[(ptrdiff_t)ii * e->rs + (ptrdiff_t)jj * e->cs] = acc[ii * nv + jj];
+                fn(e, i, j, mv, nv, c, e->rs, e->cs);
+            } else {
+                fn(e, i, j, mv, nv, acc, acc_rs, acc_cs);
+            }
+        }
+        CHECK(memcmp(want, got, sizeof want) == 0,
+              "stage instance %s differs from the generic one: %s C, %zux%zu block at (%zu, %zu), "
+              "cs %td, rule %s, %u terms, row_add %s, col_add %s, sums %s",
+              stage_instances[ins].name, type_names[t], mv, nv, i, j, cs,
+              rounding_names[ew.rounding], ew.terms, ew.row_add ? "yes" : "no",
+              ew.col_add ? "yes" : "no", in_place ? "in C" : acc_rs == 1 ? "apart" : "a tile");
+        checks++;
+    }
+}
+
+static void stage_instances_agree(void)
+{
+    static stage_values v;
+    for (size_t ins = 0; ins + 1 < COUNT(stage_instances); ins++) {
+        if (!qmm_cpu_has(stage_instances[ins].features)) {
+            printf("test_quant: the %s instance of the output stage skipped: its features are "
+                   "not in effect on this CPU\n",
+                   stage_instances[ins].name);
+            continue;
+        }
+        stage_instance_cases(ins, &v);
+    }
+}
+
 /* ---- every kernel ------------------------------------------------------------- */
 
 /* A kernel this CPU cannot run, forced: refused, C untouched. */
@@ -1243,5 +1415,6 @@ int main(int argc, char **argv)
     bad_input();
     plan_misuse();
     check_published_vectors();
+    stage_instances_agree();
     return test_finish("test_quant", checks);
 }

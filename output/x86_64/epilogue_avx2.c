@@ -6,8 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static void tflite_row_avx2(const int32_t *in, const int32_t *m, const int32_t *sh, int32_t *out,
-                            size_t nv, int32_t lo, int32_t hi, int32_t zp);
+static void tflite_row_avx2(const int32_t *in, const uint32_t *cols, uint32_t r,
+                            const int32_t *m, const int32_t *sh, uint8_t *out, size_t nv,
+                            int32_t lo, int32_t hi, int32_t zp);
 
 #define QMM_EPILOGUE_TILE_FN qmm_epilogue_tile_avx2
 #define QMM_EPILOGUE_TFLITE_ROW tflite_row_avx2
@@ -17,21 +18,30 @@ static void tflite_row_avx2(const int32_t *in, const int32_t *m, const int32_t *
  * 2^31) (the template's), from the even lanes' products and the odd ones'
  * (vpmuldq takes the low half of each 64-bit lane), their quotients' low
  * halves put back in place by one blend; then RoundingDivideByPOT with the
- * per-lane shift. */
-static void tflite_row_avx2(const int32_t *in, const int32_t *m, const int32_t *sh, int32_t *out,
-                            size_t nv, int32_t lo, int32_t hi, int32_t zp)
+ * per-lane shift; each lane's low byte gathered into eight bytes. */
+static void tflite_row_avx2(const int32_t *in, const uint32_t *cols, uint32_t r,
+                            const int32_t *m, const int32_t *sh, uint8_t *out, size_t nv,
+                            int32_t lo, int32_t hi, int32_t zp)
 {
     const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
     const __m256i nudge = _mm256_set1_epi64x((int64_t)1 << 30);
-    const __m256i vlo = _mm256_set1_epi32(lo), vhi = _mm256_set1_epi32(hi),
-                  vzp = _mm256_set1_epi32(zp);
+    const __m256i vr = _mm256_set1_epi32((int32_t)r), vlo = _mm256_set1_epi32(lo),
+                  vhi = _mm256_set1_epi32(hi), vzp = _mm256_set1_epi32(zp);
+    /* Bytes 0, 4, 8 and 12 of each half to its first dword, then the two
+     * halves' first dwords side by side. */
+    const __m256i low_bytes = _mm256_setr_epi8(
+        0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+        0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+    const __m256i first_dwords = _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0);
     size_t jj = 0;
     for (; jj + 8 <= nv; jj += 8) {
-        __m256i x = _mm256_loadu_si256((const __m256i *)(in + jj));
+        __m256i x = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(in + jj)), vr);
+        if (cols != NULL)
+            x = _mm256_add_epi32(x, _mm256_loadu_si256((const __m256i *)(cols + jj)));
         const __m256i mul = _mm256_loadu_si256((const __m256i *)(m + jj));
         const __m256i s = _mm256_loadu_si256((const __m256i *)(sh + jj));
         const __m256i left = _mm256_max_epi32(s, zero);
-        const __m256i right = _mm256_max_epi32(_mm256_sub_epi32(zero, s), zero);
+        const __m256i right = _mm256_sub_epi32(left, s);
         x = _mm256_sllv_epi32(x, left);
         const __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, mul), nudge);
         const __m256i odd = _mm256_add_epi64(
@@ -43,11 +53,13 @@ static void tflite_row_avx2(const int32_t *in, const int32_t *m, const int32_t *
             _mm256_sub_epi32(_mm256_srli_epi32(mask, 1), _mm256_cmpgt_epi32(zero, h));
         __m256i q = _mm256_srav_epi32(h, right);
         q = _mm256_sub_epi32(q, _mm256_cmpgt_epi32(_mm256_and_si256(h, mask), threshold));
-        q = _mm256_min_epi32(_mm256_max_epi32(q, vlo), vhi);
-        _mm256_storeu_si256((__m256i *)(out + jj), _mm256_add_epi32(q, vzp));
+        q = _mm256_add_epi32(_mm256_min_epi32(_mm256_max_epi32(q, vlo), vhi), vzp);
+        q = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(q, low_bytes), first_dwords);
+        _mm_storel_epi64((__m128i *)(out + jj), _mm256_castsi256_si128(q));
     }
     for (; jj < nv; jj++) {
-        const int32_t v = qmm_epilogue_tile_avx2_rule_tflite(in[jj], m[jj], sh[jj]);
-        out[jj] = (v < lo ? lo : v > hi ? hi : v) + zp;
+        const int32_t v = qmm_epilogue_tile_avx2_rule_tflite(
+            (int32_t)((uint32_t)in[jj] + (cols != NULL ? cols[jj] : 0) + r), m[jj], sh[jj]);
+        out[jj] = (uint8_t)((v < lo ? lo : v > hi ? hi : v) + zp);
     }
 }
