@@ -335,6 +335,7 @@ static qmm_status run(const qmm_job *job)
         /* The sweeps of the first rows pack every panel of B once; later
          * rows pack them again. */
         s.b.sums = w->i0 == 0 ? job->b_sums : NULL;
+        s.b.sums_factor = job->b_sums_factor;
         const size_t tasks = qmm_partition_tasks(&s.part);
         qmm_team_run(&team, tasks, run_task, &s);
         work.reduced += add_partials(&s);

@@ -36,11 +36,13 @@ typedef struct qmm_job {
     const unsigned char *packed_b;
     const int8_t *b;
     ptrdiff_t rsb, csb;
-    /* Or NULL: n zeros to which the tasks add B's column sums over depth as
-     * they pack B (compute/panels.h), complete for a tile's columns when its
-     * last k block is reached: the stage may read them (a zero point's
-     * correction) where it finishes C. */
+    /* Or NULL: n values to which the tasks add B's column sums over depth,
+     * each times b_sums_factor (wrapping), as they pack B
+     * (compute/panels.h): complete for a tile's columns once its last k
+     * block is reached, where the stage may read them (a zero point's
+     * correction, its factor the zero point). */
     atomic_uint *b_sums;
+    uint32_t b_sums_factor;
     /* The output stage (output/epilogue.h), or NULL: C is the plain sums, in c. */
     const qmm_epilogue *epi;
     /* Where the sums go: C itself when it is int32 (epi NULL or of type

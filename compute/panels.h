@@ -55,11 +55,13 @@ typedef struct qmm_panels {
     atomic_uchar *state;        /* per k block, then panel; NULL: every panel packed */
     size_t kb0, p0, count;      /* the first k block and panel held, panels per k block */
     size_t run;                 /* the most panels a task claims at once (qmm_panels_run) */
-    /* Or NULL: each line's sum over the depths packed, added to sums[line]
-     * (wrapping) as its panels are packed, so that the operand's line sums
-     * cost no pass of their own: whole once every k block's panel of the
-     * line is packed. */
+    /* Or NULL: each line's sum over the depths packed, times sums_factor,
+     * added to sums[line] (wrapping) as its panels are packed, so that the
+     * operand's line sums (or a multiple of them added to something) cost
+     * no pass of their own: whole once every k block's panel of the line is
+     * packed. */
     atomic_uint *sums;
+    uint32_t sums_factor;
 } qmm_panels;
 
 /* Panels per claim for blocks of `block` panels of r lines read by `threads`

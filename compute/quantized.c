@@ -93,17 +93,21 @@ static uint32_t bias_at(const qmm_i32_param *bias, qmm_per along, size_t x)
 /* The int32 additions into e, in the job's coordinates: the bias and the
  * zero points' corrections (quantized.h), gathered into one value per row
  * (row_fix, m int32) and one per column (col_fix, n int32) where a factor is
- * one value, else terms; B's column sums are a term's factor too when the
- * job adds them up as it packs B (b_sums_late: not known yet). */
-static void add_corrections(qmm_epilogue *e, const qmm_output *out, const qmm_side *a,
-                            const qmm_side *b, int b_sums_late, size_t m, size_t n, size_t k,
-                            int transposed, int32_t *row_fix, int32_t *col_fix, int32_t *ra)
+ * one value, else terms. late, when not NULL, is where the job adds up B's
+ * column sums as it packs B, each times the factor returned (they are not
+ * known yet): it then starts as the column additions, the sums' correction
+ * added to them as they come, or as zeros, a term's column factor. */
+static uint32_t add_corrections(qmm_epilogue *e, const qmm_output *out, const qmm_side *a,
+                                const qmm_side *b, atomic_uint *late, size_t m, size_t n,
+                                size_t k, int transposed, int32_t *row_fix, int32_t *col_fix,
+                                int32_t *ra)
 {
     const qmm_along rows = qmm_along_of(QMM_PER_ROW, transposed),
                     cols = qmm_along_of(QMM_PER_COL, transposed);
     const qmm_i32_param *bias = &out->bias;
     int by_row = bias->per == QMM_PER_ROW || bias->per == QMM_PER_MATRIX;
     int by_col = bias->per == QMM_PER_COL;
+    uint32_t late_factor = 1;
     for (size_t i = 0; i < m; i++)
         row_fix[i] = (int32_t)bias_at(bias, QMM_PER_ROW, i);
     for (size_t j = 0; j < n; j++)
@@ -125,10 +129,18 @@ static void add_corrections(qmm_epilogue *e, const qmm_output *out, const qmm_si
     }
     if (a->has_zp) {
         /* -za'(i) * cb(j) */
-        if (b_sums_late) {
-            e->term[e->terms][0] = a->neg_zps != NULL ? (qmm_ivec){a->neg_zps, rows}
-                                                      : (qmm_ivec){&a->neg_zp, QMM_ALONG_NONE};
-            e->term[e->terms++][1] = (qmm_ivec){b->sums, cols};
+        if (late != NULL) {
+            const int fold = a->neg_zps == NULL;
+            for (size_t j = 0; j < n; j++)
+                atomic_init(&late[j], fold ? (unsigned)col_fix[j] : 0u);
+            if (fold) {
+                col_fix = (int32_t *)(void *)late;
+                by_col = 1;
+                late_factor = (uint32_t)a->neg_zp;
+            } else {
+                e->term[e->terms][0] = (qmm_ivec){a->neg_zps, rows};
+                e->term[e->terms++][1] = (qmm_ivec){(const int32_t *)(void *)late, cols};
+            }
         } else if (a->neg_zps == NULL) {
             for (size_t j = 0; j < n; j++)
                 col_fix[j] = (int32_t)((uint32_t)col_fix[j] + (uint32_t)b->sums[j] * (uint32_t)a->neg_zp);
@@ -142,6 +154,7 @@ static void add_corrections(qmm_epilogue *e, const qmm_output *out, const qmm_si
     const int rows_used = transposed ? by_col : by_row, cols_used = transposed ? by_row : by_col;
     e->row_add = rows_used ? job_rows : NULL;
     e->col_add = cols_used ? job_cols : NULL;
+    return late_factor;
 }
 
 qmm_status qmm_quantized_run(const qmm_gemm_desc *d, qmm_job *base, int transposed, qmm_side a,
@@ -175,21 +188,18 @@ qmm_status qmm_quantized_run(const qmm_gemm_desc *d, qmm_job *base, int transpos
     /* B's column sums added up by the tasks as they pack it, where they
      * pack all of it from the caller's int8 (a uint8 B's copy is one pass
      * that sums too): no pass of their own. */
-    const int b_sums_late = prepare_b && a.has_zp && !transposed && base->packed_b == NULL &&
-                            !copy_b && k > 0;
-    atomic_uint *late_sums = (atomic_uint *)(void *)sums_b;
-    if (b_sums_late) {
-        for (size_t j = 0; j < n; j++)
-            atomic_init(&late_sums[j], 0);
-        b.sums = sums_b;
-    }
+    atomic_uint *late = prepare_b && a.has_zp && !transposed && base->packed_b == NULL &&
+                                !copy_b && k > 0
+                            ? (atomic_uint *)(void *)sums_b
+                            : NULL;
     if (prepare_b)
-        qmm_side_data(&b, &d->b, 1, n, k, a.has_zp && !b_sums_late, sums_b,
+        qmm_side_data(&b, &d->b, 1, n, k, a.has_zp && late == NULL, sums_b,
                       copy + (copy_a ? m * k : 0));
 
     qmm_epilogue e, twin;
     qmm_epilogue_describe(&e, &d->c, transposed);
-    add_corrections(&e, &d->c, &a, &b, b_sums_late, m, n, k, transposed, row_fix, col_fix, ra);
+    const uint32_t late_factor =
+        add_corrections(&e, &d->c, &a, &b, late, m, n, k, transposed, row_fix, col_fix, ra);
     qmm_epilogue_pair_twin(&e, &twin);
 
     qmm_job job = *base;
@@ -203,7 +213,8 @@ qmm_status qmm_quantized_run(const qmm_gemm_desc *d, qmm_job *base, int transpos
     job.b = jb->data;
     job.rsb = transposed ? jb->cs : jb->rs;
     job.csb = transposed ? jb->rs : jb->cs;
-    job.b_sums = b_sums_late ? late_sums : NULL;
+    job.b_sums = late;
+    job.b_sums_factor = late_factor;
     job.epi = qmm_epilogue_is_plain(&e) ? NULL : &e;
     if (d->c.type == QMM_TYPE_I32)
         job.c = (qmm_c_view){d->c.data, e.rs, e.cs};

@@ -82,6 +82,10 @@ void qmm_operand_prepare(const uint8_t *src, ptrdiff_t ls, ptrdiff_t ds, size_t 
     int8_t *cp = copy != NULL ? copy->data : NULL;
     if (ls == 1 && lines > 1 && (copy == NULL || copy->ls == 1))
         by_depths(src, ds, lines, depth, flip, cp, copy != NULL ? copy->ds : 0, sums);
+    else if (ds == 1 && copy != NULL && copy->ds == 1 && sums == NULL)
+        /* A flipped copy alone: the loop without the sums is a plain vector
+         * xor, 4x fewer operations than one that widens every byte to add it. */
+        by_lines(src, ls, 1, lines, depth, flip, cp, copy->ls, 1, NULL);
     else if (ds == 1 && (copy == NULL || copy->ds == 1))
         by_lines(src, ls, 1, lines, depth, flip, cp, copy != NULL ? copy->ls : 0, 1, sums);
     else
