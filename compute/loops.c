@@ -28,7 +28,7 @@ typedef struct block_pair {
 
 /* Returns the tiles computed. */
 static size_t walk_tiles(const qmm_job *job, const qmm_panels *a, const qmm_panels *b,
-                         const block_pair *w, const qmm_task_out *out)
+                         const block_pair *w, const qmm_task_out *out, qmm_tile_pipe *pipe)
 {
     const qmm_kernel *kern = job->kern;
     const unsigned mr = kern->mr, nr = kern->nr;
@@ -54,7 +54,7 @@ static size_t walk_tiles(const qmm_job *job, const qmm_panels *a, const qmm_pane
                 ap = w->a_last;
             }
             qmm_tile_compute(kern, w->kp, ap, bp, out->to, w->finish, i, w->jc + jr, mv, nv,
-                             w->mode);
+                             w->mode, pipe);
         }
     }
     return b_count * a_count;
@@ -141,6 +141,8 @@ void qmm_loops_run(const qmm_job *job, const qmm_panels *a, const qmm_panels *b,
     if (ob.own)
         b_own = own_panels(b, &ob, &at);
     const qmm_panels *as = oa.own ? &a_own : a, *bs = ob.own ? &b_own : b;
+    qmm_tile_pipe pipe;
+    qmm_tile_pipe_init(&pipe);
     qmm_kernel_begin(job->kern);
     for (size_t kb = r->kb0; kb < r->kb1; kb++) {
         const unsigned kind = qmm_block_kind(blk, kb);
@@ -174,9 +176,10 @@ void qmm_loops_run(const qmm_job *job, const qmm_panels *a, const qmm_panels *b,
                                                        out->a_turn);
                     w.a_last = qmm_panels_at(a, blk, kb, pa_end - 1);
                 }
-                done->tiles += walk_tiles(job, as, bs, &w, out);
+                done->tiles += walk_tiles(job, as, bs, &w, out, &pipe);
             }
         }
     }
+    qmm_tile_pipe_flush(&pipe);
     qmm_kernel_end(job->kern);
 }

@@ -54,9 +54,39 @@ void qmm_tile_put(const qmm_c_view *to, const qmm_epilogue *finish, size_t i, si
         }
 }
 
+/* A tile's sums (rows sums_rs apart) completed and through the stage. */
+static void finish_tile(const qmm_c_view *to, const qmm_epilogue *finish, size_t i, size_t j,
+                        size_t mv, size_t nv, int32_t *sums, size_t sums_rs, qmm_tile_mode mode)
+{
+    if (mode == QMM_TILE_ADD)
+        add_view(sums, sums_rs, to, i, j, mv, nv);
+    qmm_epilogue_tile(finish, i, j, mv, nv, sums, (ptrdiff_t)sums_rs, 1);
+}
+
+void qmm_tile_pipe_init(qmm_tile_pipe *pipe)
+{
+    pipe->next = 0;
+    pipe->pending = 0;
+}
+
+/* The pending tile, in the slot the next tile does not use. */
+static void finish_pending(void *context)
+{
+    qmm_tile_pipe *p = context;
+    p->pending = 0;
+    finish_tile(p->to, p->finish, p->i, p->j, p->mv, p->nv, p->slot[p->next ^ 1u], p->nr,
+                p->mode);
+}
+
+void qmm_tile_pipe_flush(qmm_tile_pipe *pipe)
+{
+    if (pipe->pending)
+        finish_pending(pipe);
+}
+
 void qmm_tile_compute(const qmm_kernel *kern, size_t kp, const void *ap, const void *bp,
                       const qmm_c_view *to, const qmm_epilogue *finish, size_t i, size_t j,
-                      size_t mv, size_t nv, qmm_tile_mode mode)
+                      size_t mv, size_t nv, qmm_tile_mode mode, qmm_tile_pipe *pipe)
 {
     const unsigned mr = kern->mr, nr = kern->nr;
     /* Straight into the view: plain sums only. A stage, an int32 C's
@@ -72,9 +102,34 @@ void qmm_tile_compute(const qmm_kernel *kern, size_t kp, const void *ap, const v
             kern->run_rows((unsigned)mv, kp, ap, bp, c, to->rs, to->cs);
         return;
     }
-    int32_t scratch[QMM_MAX_TILE];
     if (finish != NULL)
         qmm_epilogue_prefetch(finish, i, j, mv, nv);
+    if (finish != NULL && pipe != NULL && mv == mr) {
+        /* Every kernel's full tiles take this one path; only those with
+         * run_overlap gain from it. */
+        const qmm_meanwhile before = {finish_pending, pipe};
+        const qmm_meanwhile *meanwhile = pipe->pending ? &before : NULL;
+        int32_t *sums = pipe->slot[pipe->next];
+        if (kern->run_overlap != NULL) {
+            kern->run_overlap(kp, ap, bp, sums, (ptrdiff_t)nr, 1, meanwhile);
+        } else {
+            kern->run(kp, ap, bp, sums, (ptrdiff_t)nr, 1);
+            if (meanwhile != NULL)
+                finish_pending(pipe);
+        }
+        pipe->pending = 1;
+        pipe->next ^= 1u;
+        pipe->to = to;
+        pipe->finish = finish;
+        pipe->i = i;
+        pipe->j = j;
+        pipe->mv = mv;
+        pipe->nv = nv;
+        pipe->nr = nr;
+        pipe->mode = mode;
+        return;
+    }
+    int32_t scratch[QMM_MAX_TILE];
     if (mv < mr && kern->run_rows != NULL)
         kern->run_rows((unsigned)mv, kp, ap, bp, scratch, (ptrdiff_t)nr, 1);
     else
@@ -83,7 +138,5 @@ void qmm_tile_compute(const qmm_kernel *kern, size_t kp, const void *ap, const v
         put_sums(to, i, j, mv, nv, scratch, nr, mode);
         return;
     }
-    if (mode == QMM_TILE_ADD)
-        add_view(scratch, nr, to, i, j, mv, nv);
-    qmm_epilogue_tile(finish, i, j, mv, nv, scratch, (ptrdiff_t)nr, 1);
+    finish_tile(to, finish, i, j, mv, nv, scratch, nr, mode);
 }

@@ -9,7 +9,8 @@
 /* Each line of the list becomes the kernel's code declarations, its
  * is_supported_here() and its descriptor. The rows argument, ROWS or FULL,
  * picks by token pasting whether run_rows is declared and set, or NULL; the
- * hooks argument, HOOKS or NONE, the same for begin and end. */
+ * hooks argument, HOOKS or NONE, the same for begin and end; the overlap
+ * argument, OVERLAP or ALONE, for run_overlap. */
 #define QMM_ROWS_DECL_ROWS(name_) qmm_ukernel_rows_fn qmm_##name_##_run_rows;
 #define QMM_ROWS_DECL_FULL(name_)
 #define QMM_ROWS_FN_ROWS(name_) qmm_##name_##_run_rows
@@ -18,11 +19,16 @@
 #define QMM_HOOKS_DECL_NONE(name_)
 #define QMM_HOOK_FN_HOOKS(name_, which_) qmm_##name_##_##which_
 #define QMM_HOOK_FN_NONE(name_, which_) NULL
+#define QMM_OVERLAP_DECL_OVERLAP(name_) qmm_ukernel_overlap_fn qmm_##name_##_run_overlap;
+#define QMM_OVERLAP_DECL_ALONE(name_)
+#define QMM_OVERLAP_FN_OVERLAP(name_) qmm_##name_##_run_overlap
+#define QMM_OVERLAP_FN_ALONE(name_) NULL
 #define QMM_KERNEL(name_, isa_, mr_, nr_, rank_, a_format_, b_format_, features_, rows_,  \
-                   hooks_)                                                             \
+                   hooks_, overlap_)                                                   \
     qmm_ukernel_fn qmm_##name_##_run;                                                  \
     QMM_ROWS_DECL_##rows_(name_)                                                       \
     QMM_HOOKS_DECL_##hooks_(name_)                                                     \
+    QMM_OVERLAP_DECL_##overlap_(name_)                                                 \
     static int name_##_is_supported_here(void)                                         \
     {                                                                                  \
         return qmm_cpu_has(features_);                                                 \
@@ -41,6 +47,7 @@
         .run_rows = QMM_ROWS_FN_##rows_(name_),                                        \
         .begin = QMM_HOOK_FN_##hooks_(name_, begin),                                   \
         .end = QMM_HOOK_FN_##hooks_(name_, end),                                       \
+        .run_overlap = QMM_OVERLAP_FN_##overlap_(name_),                               \
     };
 #include "kernel_list.h"
 #undef QMM_KERNEL
@@ -52,6 +59,10 @@
 #undef QMM_HOOKS_DECL_NONE
 #undef QMM_HOOK_FN_HOOKS
 #undef QMM_HOOK_FN_NONE
+#undef QMM_OVERLAP_DECL_OVERLAP
+#undef QMM_OVERLAP_DECL_ALONE
+#undef QMM_OVERLAP_FN_OVERLAP
+#undef QMM_OVERLAP_FN_ALONE
 
 static const qmm_kernel *const registry[] = {
 #define QMM_KERNEL(name_, ...) &name_##_descriptor,

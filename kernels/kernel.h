@@ -29,9 +29,17 @@
  * Such state is call-clobbered in the x86-64 psABI, so a caller loses nothing
  * it could have kept. A kernel without hooks has them NULL.
  *
+ * Optional overlap (run_overlap, a qmm_ukernel_overlap_fn): run's contract,
+ * plus one call of meanwhile->run once the tile's multiply-adds are issued
+ * and before its sums are stored, so that other work (the output stage of
+ * the tile before) executes while they are in flight: on AMX the tile unit
+ * computes while the vector units finish the previous tile. It neither reads
+ * nor writes c before that call.
+ *
  * Adding a kernel: one source file under kernels/<isa>/ that defines its
  * microkernel qmm_<name>_run (and qmm_<name>_run_rows if it has partial rows,
- * qmm_<name>_begin and qmm_<name>_end if it has job hooks), and its
+ * qmm_<name>_begin and qmm_<name>_end if it has job hooks,
+ * qmm_<name>_run_overlap if it overlaps other work), and its
  * descriptor: one line in dispatch/kernel_list.h.
  */
 #ifndef QMM_KERNEL_H
@@ -50,6 +58,17 @@ typedef void qmm_ukernel_rows_fn(unsigned rows, size_t kp, const void *a, const 
 
 typedef void qmm_kernel_hook_fn(void);
 
+/* Work a kernel runs while its tile's multiply-adds are in flight (the
+ * output stage of the tile before, compute/tile.c): run(context). It uses
+ * no state of the kernel's (AMX: no tile register). */
+typedef struct qmm_meanwhile {
+    void (*run)(void *context);
+    void *context;
+} qmm_meanwhile;
+
+typedef void qmm_ukernel_overlap_fn(size_t kp, const void *a, const void *b, int32_t *c,
+                                    ptrdiff_t rsc, ptrdiff_t csc, const qmm_meanwhile *meanwhile);
+
 /* The largest tile any kernel may declare (mr * nr), so that the driver's edge
  * scratch tile lives on the stack. */
 #define QMM_MAX_TILE 1024
@@ -67,6 +86,7 @@ typedef struct qmm_kernel {
     qmm_ukernel_rows_fn *run_rows; /* partial rows, 1 <= rows < mr; NULL when it has none */
     qmm_kernel_hook_fn *begin;     /* job hooks (above); both NULL when it has none */
     qmm_kernel_hook_fn *end;
+    qmm_ukernel_overlap_fn *run_overlap; /* run with other work meanwhile; NULL when it has none */
 } qmm_kernel;
 
 /* For a kernel whose stores need contiguous columns: rows [0, rows) of the

@@ -79,6 +79,7 @@ static void counts_of(const qmm_kernel *real, shape s, const int8_t *a, const in
     clone.run = compute_nothing;
     clone.run_rows = real->run_rows != NULL ? compute_no_rows : NULL;
     clone.begin = clone.end = NULL;
+    clone.run_overlap = NULL;
     qmm_work one = {0}, half = {0};
     for (size_t i = 0; i < sizeof thread_counts / sizeof thread_counts[0]; i++) {
         const size_t t = thread_counts[i];

@@ -20,6 +20,10 @@
  * 32-bit lane to the int32 accumulator, wrapping (no saturating form
  * exists): the exact sum modulo 2^32, with no offset to correct.
  *
+ * run_overlap runs the output stage of the tile before (compute/tile.c)
+ * between the last tdpbssd and the first tilestored: vector code that the
+ * core executes while the tile unit is still busy with the multiply-adds.
+ *
  * The configuration is loaded once per task by the job hooks (begin: all 8
  * tiles full; end: tilerelease). Partial rows (run_rows) use the rows counts
  * of the configuration: A and C tiles of `rows` rows (top half) and rows - 16
@@ -51,6 +55,7 @@ enum {
 qmm_ukernel_fn qmm_x86_64_mmm_i8i32_32x32_amx_run;
 qmm_ukernel_rows_fn qmm_x86_64_mmm_i8i32_32x32_amx_run_rows;
 qmm_kernel_hook_fn qmm_x86_64_mmm_i8i32_32x32_amx_begin, qmm_x86_64_mmm_i8i32_32x32_amx_end;
+qmm_ukernel_overlap_fn qmm_x86_64_mmm_i8i32_32x32_amx_run_overlap;
 
 /* The 64-byte operand of ldtilecfg, palette 1. */
 typedef struct tile_config {
@@ -98,10 +103,12 @@ void qmm_x86_64_mmm_i8i32_32x32_amx_end(void)
 
 /* The tile's top 16 rows, and its bottom 16 too when `both`, into c (rows
  * rs_bytes apart, 32 contiguous int32 each), under a configuration whose A
- * and C tiles hold the rows wanted. Inlined with a constant `both`. */
+ * and C tiles hold the rows wanted, running meanwhile (when not NULL) once
+ * the multiply-adds are issued: the tile unit works through them while it
+ * runs, and the stores wait for them. Inlined with a constant `both`. */
 static inline __attribute__((always_inline)) void
 tile(const int both, size_t kp, const int8_t *a, const int8_t *b, int32_t *c,
-     ptrdiff_t rs_bytes)
+     ptrdiff_t rs_bytes, const qmm_meanwhile *meanwhile)
 {
     const int8_t *a_bottom = a + HALF * kp;
     _tile_zero(4);
@@ -122,6 +129,8 @@ tile(const int both, size_t kp, const int8_t *a, const int8_t *b, int32_t *c,
             _tile_dpbssd(7, 1, 3);
         }
     }
+    if (meanwhile != NULL)
+        meanwhile->run(meanwhile->context);
     _tile_stored(4, c, rs_bytes);
     _tile_stored(5, c + HALF, rs_bytes);
     if (both) {
@@ -134,15 +143,15 @@ tile(const int both, size_t kp, const int8_t *a, const int8_t *b, int32_t *c,
 /* Rows [0, rows) of the tile into C: straight when C's columns are
  * contiguous, else through a local tile. */
 static void tile_rows(unsigned rows, size_t kp, const int8_t *a, const int8_t *b, int32_t *c,
-                      ptrdiff_t rsc, ptrdiff_t csc)
+                      ptrdiff_t rsc, ptrdiff_t csc, const qmm_meanwhile *meanwhile)
 {
     int32_t t[MR * NR];
     int32_t *dst = csc == 1 ? c : t;
     ptrdiff_t rs_bytes = (csc == 1 ? rsc : NR) * (ptrdiff_t)sizeof *c;
     if (rows > HALF)
-        tile(1, kp, a, b, dst, rs_bytes);
+        tile(1, kp, a, b, dst, rs_bytes, meanwhile);
     else
-        tile(0, kp, a, b, dst, rs_bytes);
+        tile(0, kp, a, b, dst, rs_bytes, meanwhile);
     if (csc != 1)
         qmm_kernel_scatter_rows(rows, NR, t, c, rsc, csc);
 }
@@ -150,7 +159,14 @@ static void tile_rows(unsigned rows, size_t kp, const int8_t *a, const int8_t *b
 void qmm_x86_64_mmm_i8i32_32x32_amx_run(size_t kp, const void *pa, const void *pb, int32_t *c,
                                          ptrdiff_t rsc, ptrdiff_t csc)
 {
-    tile_rows(MR, kp, pa, pb, c, rsc, csc);
+    tile_rows(MR, kp, pa, pb, c, rsc, csc, NULL);
+}
+
+void qmm_x86_64_mmm_i8i32_32x32_amx_run_overlap(size_t kp, const void *pa, const void *pb,
+                                                 int32_t *c, ptrdiff_t rsc, ptrdiff_t csc,
+                                                 const qmm_meanwhile *meanwhile)
+{
+    tile_rows(MR, kp, pa, pb, c, rsc, csc, meanwhile);
 }
 
 void qmm_x86_64_mmm_i8i32_32x32_amx_run_rows(unsigned rows, size_t kp, const void *pa,
@@ -161,6 +177,6 @@ void qmm_x86_64_mmm_i8i32_32x32_amx_run_rows(unsigned rows, size_t kp, const voi
         return; /* outside the contract (1 <= rows < MR): nothing written */
     const tile_config partial = config_for(rows);
     load_config(&partial);
-    tile_rows(rows, kp, pa, pb, c, rsc, csc);
+    tile_rows(rows, kp, pa, pb, c, rsc, csc, NULL);
     qmm_x86_64_mmm_i8i32_32x32_amx_begin();
 }

@@ -9,6 +9,7 @@
 
 #define qmm_x86_64_mmm_i8i32_32x32_amx_run model_amx_run
 #define qmm_x86_64_mmm_i8i32_32x32_amx_run_rows model_amx_run_rows
+#define qmm_x86_64_mmm_i8i32_32x32_amx_run_overlap model_amx_run_overlap
 #define qmm_x86_64_mmm_i8i32_32x32_amx_begin model_amx_begin
 #define qmm_x86_64_mmm_i8i32_32x32_amx_end model_amx_end
 

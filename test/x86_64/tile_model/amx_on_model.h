@@ -6,6 +6,7 @@
 
 qmm_ukernel_fn model_amx_run;
 qmm_ukernel_rows_fn model_amx_run_rows;
+qmm_ukernel_overlap_fn model_amx_run_overlap;
 qmm_kernel_hook_fn model_amx_begin, model_amx_end;
 
 #endif

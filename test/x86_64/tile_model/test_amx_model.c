@@ -113,6 +113,7 @@ int main(void)
         on_model.is_supported_here = supported_everywhere;
         on_model.run = model_amx_run;
         on_model.run_rows = model_amx_run_rows;
+        on_model.run_overlap = model_amx_run_overlap;
         on_model.begin = model_amx_begin;
         on_model.end = model_amx_end;
         test_seed(14);
