@@ -6,7 +6,13 @@
  * QMM_EPILOGUE_TFLITE_ROW where an instance has its own code for a row of
  * TFLite's rule: ROW(in, cols, r, m, sh, out, nv, lo, hi, zp) stores
  * out[jj] = clamp(rule(in[jj] + cols[jj] + r, m[jj], sh[jj]), lo, hi) + zp
- * as a byte, for jj < nv, with the sums wrapping and cols NULL for none.
+ * as a byte, for jj < nv, with the sums wrapping and cols NULL for none;
+ * QMM_EPILOGUE_TFLITE_BLOCK where it also has code for a block whose
+ * multipliers and shifts are the same on every row: BLOCK(in, in_rs, rows,
+ * cols, m, sh, out, out_rs, mv, nv, lo, hi, zp) is ROW on each of mv rows
+ * (row ii's sums at in + ii*in_rs, its r rows[ii] or 0 when rows is NULL,
+ * its bytes at out + ii*out_rs), so that each column's parameters are
+ * prepared once for the block.
  * Every file that includes it is built with -ffp-contract=off: each float
  * operation below is the one the header of qmm.h defines, rounded once, so
  * every instance gives the same bits.
@@ -331,6 +337,14 @@ static ALWAYS_INLINE void LOCAL(requantize)(const qmm_epilogue *e, size_t i, siz
         LOCAL(iparam_row)(&ps, &e->shift, i, j, nv, 1);
         rows = LOCAL(by_row_i)(&e->multiplier);
     }
+#if defined(QMM_EPILOGUE_TFLITE_BLOCK)
+    if (rule == QMM_ROUND_TFLITE && !rows && e->cs == 1) {
+        QMM_EPILOGUE_TFLITE_BLOCK(s->s, s->s_rs, s->rows, has_cols ? s->cols : NULL, pm.at, ps.at,
+                                  (uint8_t *)e->c + (ptrdiff_t)i * e->rs + (ptrdiff_t)j, e->rs,
+                                  mv, nv, lo, hi, zp);
+        return;
+    }
+#endif
     for (size_t ii = 0; ii < mv; ii++) {
         if (rows && ii > 0) {
             if (rule == QMM_ROUND_FLOAT) {
@@ -393,7 +407,14 @@ void QMM_EPILOGUE_TILE_FN(const qmm_epilogue *e, size_t i, size_t j, size_t mv, 
         s.cols = e->col_add != NULL ? (const uint32_t *)e->col_add + j : NULL;
         s.rows = e->row_add != NULL ? (const uint32_t *)e->row_add + i : NULL;
     }
-    if (s.cols != NULL)
+    /* The arm64 kernels' 8-column tiles with a constant width: their rows
+     * are two or four vectors, which the loops for any width spend more
+     * instructions setting up than computing. */
+    if (nv == 8 && s.cols != NULL)
+        LOCAL(finish)(e, i, j, mv, 8, &s, 1);
+    else if (nv == 8)
+        LOCAL(finish)(e, i, j, mv, 8, &s, 0);
+    else if (s.cols != NULL)
         LOCAL(finish)(e, i, j, mv, nv, &s, 1);
     else
         LOCAL(finish)(e, i, j, mv, nv, &s, 0);

@@ -2,7 +2,8 @@
  * chosen with the VNNI tier (QMM_CPU_AVX512VNNI, which implies them): sixteen
  * lanes per vector; the same operations, so the same bits. TFLite's rule has
  * its own row, as in the AVX2 instance, with its tail under a mask instead of
- * one value at a time. */
+ * one value at a time, and its own block, whose columns' parameters are
+ * prepared once for all its rows. */
 #include <immintrin.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,47 +12,104 @@ static void tflite_row_avx512(const int32_t *in, const uint32_t *cols, uint32_t 
                               const int32_t *m, const int32_t *sh, uint8_t *out, size_t nv,
                               int32_t lo, int32_t hi, int32_t zp);
 
+static void tflite_block_avx512(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows,
+                                const uint32_t *cols, const int32_t *m, const int32_t *sh,
+                                uint8_t *out, ptrdiff_t out_rs, size_t mv, size_t nv, int32_t lo,
+                                int32_t hi, int32_t zp);
+
 #define QMM_EPILOGUE_TILE_FN qmm_epilogue_tile_avx512
 #define QMM_EPILOGUE_TFLITE_ROW tflite_row_avx512
+#define QMM_EPILOGUE_TFLITE_BLOCK tflite_block_avx512
 #include "../epilogue_tile.h"
 
-/* Sixteen values at a time, the AVX2 row's steps: the doubling high multiply
- * as floor((x m + 2^30) / 2^31) from the even lanes' 64-bit products and the
- * odd ones', their quotients' low halves merged under a mask; then
- * RoundingDivideByPOT, its two conditional increments as masked adds; the
- * low bytes stored by vpmovdb. The lanes past nv are loaded as zeros and
- * never stored. */
+/* Sixteen columns' parameters, as the rule uses them: the multiplier (its
+ * odd lanes' halves moved down for vpmuldq), the shifts left and right, and
+ * RoundingDivideByPOT's mask and half of it. */
+typedef struct tflite_cols {
+    __m512i mul, mul_odd, left, right, mask, half;
+} tflite_cols;
+
+static inline tflite_cols tflite_cols_at(const int32_t *m, const int32_t *sh, __mmask16 k)
+{
+    const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi32(1);
+    tflite_cols c;
+    c.mul = _mm512_maskz_loadu_epi32(k, m);
+    c.mul_odd = _mm512_srli_epi64(c.mul, 32);
+    const __m512i s = _mm512_maskz_loadu_epi32(k, sh);
+    c.left = _mm512_max_epi32(s, zero);
+    c.right = _mm512_sub_epi32(c.left, s);
+    c.mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, c.right), one);
+    c.half = _mm512_srli_epi32(c.mask, 1);
+    return c;
+}
+
+/* The rule on sixteen sums x, clamped to [lo, hi], plus zp: the AVX2 row's
+ * steps, the doubling high multiply as floor((x m + 2^30) / 2^31) from the
+ * even lanes' 64-bit products and the odd ones', their quotients' low
+ * halves merged under a mask; then RoundingDivideByPOT, its two conditional
+ * increments as masked adds (the low bytes are then stored by vpmovdb). */
+static inline __m512i tflite_rule(__m512i x, const tflite_cols *c, __m512i vlo, __m512i vhi,
+                                  __m512i vzp)
+{
+    const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi32(1);
+    const __m512i nudge = _mm512_set1_epi64((int64_t)1 << 30);
+    x = _mm512_sllv_epi32(x, c->left);
+    const __m512i even = _mm512_add_epi64(_mm512_mul_epi32(x, c->mul), nudge);
+    const __m512i odd =
+        _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), c->mul_odd), nudge);
+    const __m512i h = _mm512_mask_blend_epi32((__mmask16)0xaaaa, _mm512_srli_epi64(even, 31),
+                                              _mm512_slli_epi64(odd, 1));
+    const __m512i threshold =
+        _mm512_mask_add_epi32(c->half, _mm512_cmplt_epi32_mask(h, zero), c->half, one);
+    __m512i q = _mm512_srav_epi32(h, c->right);
+    q = _mm512_mask_add_epi32(q, _mm512_cmpgt_epi32_mask(_mm512_and_si512(h, c->mask), threshold),
+                              q, one);
+    return _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(q, vlo), vhi), vzp);
+}
+
+static inline __mmask16 tail_mask(size_t left)
+{
+    return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+}
+
+/* Sixteen columns at a time, their parameters prepared once, down the rows. */
+static void tflite_block_avx512(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows,
+                                const uint32_t *cols, const int32_t *m, const int32_t *sh,
+                                uint8_t *out, ptrdiff_t out_rs, size_t mv, size_t nv, int32_t lo,
+                                int32_t hi, int32_t zp)
+{
+    const __m512i vlo = _mm512_set1_epi32(lo), vhi = _mm512_set1_epi32(hi),
+                  vzp = _mm512_set1_epi32(zp);
+    for (size_t jj = 0; jj < nv; jj += 16) {
+        const __mmask16 k = tail_mask(nv - jj);
+        const tflite_cols c = tflite_cols_at(m + jj, sh + jj, k);
+        const __m512i add =
+            cols != NULL ? _mm512_maskz_loadu_epi32(k, cols + jj) : _mm512_setzero_si512();
+        for (size_t ii = 0; ii < mv; ii++) {
+            __m512i x = _mm512_add_epi32(
+                _mm512_maskz_loadu_epi32(k, in + (ptrdiff_t)ii * in_rs + (ptrdiff_t)jj), add);
+            if (rows != NULL)
+                x = _mm512_add_epi32(x, _mm512_set1_epi32((int32_t)rows[ii]));
+            _mm512_mask_cvtepi32_storeu_epi8(out + (ptrdiff_t)ii * out_rs + (ptrdiff_t)jj, k,
+                                             tflite_rule(x, &c, vlo, vhi, vzp));
+        }
+    }
+}
+
+/* Sixteen values at a time, each column's parameters prepared for it; the
+ * lanes past nv are loaded as zeros and never stored. */
 static void tflite_row_avx512(const int32_t *in, const uint32_t *cols, uint32_t r,
                               const int32_t *m, const int32_t *sh, uint8_t *out, size_t nv,
                               int32_t lo, int32_t hi, int32_t zp)
 {
-    const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi32(1);
-    const __m512i nudge = _mm512_set1_epi64((int64_t)1 << 30);
     const __m512i vr = _mm512_set1_epi32((int32_t)r), vlo = _mm512_set1_epi32(lo),
                   vhi = _mm512_set1_epi32(hi), vzp = _mm512_set1_epi32(zp);
     for (size_t jj = 0; jj < nv; jj += 16) {
-        const __mmask16 k = nv - jj >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (nv - jj)) - 1);
+        const __mmask16 k = tail_mask(nv - jj);
+        const tflite_cols c = tflite_cols_at(m + jj, sh + jj, k);
         __m512i x = _mm512_add_epi32(_mm512_maskz_loadu_epi32(k, in + jj), vr);
         if (cols != NULL)
             x = _mm512_add_epi32(x, _mm512_maskz_loadu_epi32(k, cols + jj));
-        const __m512i mul = _mm512_maskz_loadu_epi32(k, m + jj);
-        const __m512i s = _mm512_maskz_loadu_epi32(k, sh + jj);
-        const __m512i left = _mm512_max_epi32(s, zero);
-        const __m512i right = _mm512_sub_epi32(left, s);
-        x = _mm512_sllv_epi32(x, left);
-        const __m512i even = _mm512_add_epi64(_mm512_mul_epi32(x, mul), nudge);
-        const __m512i odd = _mm512_add_epi64(
-            _mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(mul, 32)), nudge);
-        const __m512i h = _mm512_mask_blend_epi32((__mmask16)0xaaaa, _mm512_srli_epi64(even, 31),
-                                                  _mm512_slli_epi64(odd, 1));
-        const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
-        __m512i threshold = _mm512_srli_epi32(mask, 1);
-        threshold = _mm512_mask_add_epi32(threshold, _mm512_cmplt_epi32_mask(h, zero), threshold,
-                                          one);
-        __m512i q = _mm512_srav_epi32(h, right);
-        q = _mm512_mask_add_epi32(q, _mm512_cmpgt_epi32_mask(_mm512_and_si512(h, mask), threshold),
-                                  q, one);
-        q = _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(q, vlo), vhi), vzp);
-        _mm512_mask_cvtepi32_storeu_epi8(out + jj, k, q);
+        _mm512_mask_cvtepi32_storeu_epi8(out + jj, k, tflite_rule(x, &c, vlo, vhi, vzp));
     }
 }
