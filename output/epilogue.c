@@ -12,6 +12,9 @@ static const struct {
     {QMM_CPU_AVX512VNNI, qmm_epilogue_tile_avx512},
     {QMM_CPU_AVX2, qmm_epilogue_tile_avx2},
 #endif
+#if defined(__aarch64__)
+    {QMM_CPU_NEON, qmm_epilogue_tile_neon},
+#endif
     {0, qmm_epilogue_tile_generic},
 };
 

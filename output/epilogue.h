@@ -146,6 +146,9 @@ qmm_epilogue_fn *qmm_epilogue_pick(void);
 
 /* The instances (output/epilogue_tile.h). */
 qmm_epilogue_fn qmm_epilogue_tile_generic;
+#if defined(__aarch64__)
+qmm_epilogue_fn qmm_epilogue_tile_neon;
+#endif
 #if defined(__x86_64__)
 qmm_epilogue_fn qmm_epilogue_tile_avx2;
 qmm_epilogue_fn qmm_epilogue_tile_avx512;

@@ -1233,6 +1233,9 @@ static const struct {
     {"avx2", QMM_CPU_AVX2, qmm_epilogue_tile_avx2},
     {"avx512", QMM_CPU_AVX512VNNI, qmm_epilogue_tile_avx512},
 #endif
+#if defined(__aarch64__)
+    {"neon", QMM_CPU_NEON, qmm_epilogue_tile_neon},
+#endif
     {"generic", 0, qmm_epilogue_tile_generic},
 };
 

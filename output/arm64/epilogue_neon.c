@@ -1,0 +1,117 @@
+/* The output stage on arm64 (NEON is the baseline there): the template as
+ * the compiler vectorizes it, with TFLite's rule written in the
+ * instructions gemmlowp's own NEON path uses, the same operations as the
+ * template's, so the same bits: SQRDMULH is its doubling high multiply
+ * ((2xm + 2^31) >> 32 = floor((xm + 2^30) / 2^31); it saturates only for
+ * x = m = INT32_MIN, and multipliers are not negative), and RoundingDivideByPOT
+ * is SRSHL (round half up) after taking 1 from the negative values, with
+ * saturation (INT32_MIN stays INT32_MIN, whose quotient is exact). */
+#include <arm_neon.h>
+#include <stddef.h>
+#include <stdint.h>
+
+static void tflite_row_neon(const int32_t *in, const uint32_t *cols, uint32_t r,
+                            const int32_t *m, const int32_t *sh, uint8_t *out, size_t nv,
+                            int32_t lo, int32_t hi, int32_t zp);
+static void tflite_block_neon(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows,
+                              const uint32_t *cols, const int32_t *m, const int32_t *sh,
+                              uint8_t *out, ptrdiff_t out_rs, size_t mv, size_t nv, int32_t lo,
+                              int32_t hi, int32_t zp);
+
+#define QMM_EPILOGUE_TILE_FN qmm_epilogue_tile_neon
+#define QMM_EPILOGUE_TFLITE_ROW tflite_row_neon
+#define QMM_EPILOGUE_TFLITE_BLOCK tflite_block_neon
+#include "../epilogue_tile.h"
+
+/* Four columns' parameters as the rule uses them: the multiplier, the left
+ * shift, and the right shift negated (SRSHL shifts right by a negative
+ * count). */
+typedef struct tflite_cols {
+    int32x4_t mul, left, neg_right;
+} tflite_cols;
+
+static inline tflite_cols tflite_cols_at(const int32_t *m, const int32_t *sh)
+{
+    const int32x4_t s = vld1q_s32(sh), zero = vdupq_n_s32(0);
+    const int32x4_t left = vmaxq_s32(s, zero);
+    return (tflite_cols){vld1q_s32(m), left, vsubq_s32(s, left)};
+}
+
+/* Four sums through the rule, clamped to [lo, hi], plus zp. */
+static inline int32x4_t tflite_rule(int32x4_t x, const tflite_cols *c, int32x4_t vlo,
+                                    int32x4_t vhi, int32x4_t vzp)
+{
+    const int32x4_t h = vqrdmulhq_s32(vshlq_s32(x, c->left), c->mul);
+    const int32x4_t fixup = vshrq_n_s32(vandq_s32(h, c->neg_right), 31);
+    const int32x4_t q = vrshlq_s32(vqaddq_s32(h, fixup), c->neg_right);
+    return vaddq_s32(vmaxq_s32(vminq_s32(q, vhi), vlo), vzp);
+}
+
+/* The low bytes of eight values (each in the type's range). */
+static inline uint8x8_t low_bytes(int32x4_t a, int32x4_t b)
+{
+    return vmovn_u16(vcombine_u16(vmovn_u32(vreinterpretq_u32_s32(a)),
+                                  vmovn_u32(vreinterpretq_u32_s32(b))));
+}
+
+/* One row's values from column jj on, eight at a time, then the template's
+ * rule for the last few. */
+static inline void tflite_run(const int32_t *in, const uint32_t *cols, uint32_t r,
+                              const int32_t *m, const int32_t *sh, uint8_t *out, size_t nv,
+                              int32_t lo, int32_t hi, int32_t zp)
+{
+    const int32x4_t vr = vdupq_n_s32((int32_t)r), vlo = vdupq_n_s32(lo), vhi = vdupq_n_s32(hi),
+                    vzp = vdupq_n_s32(zp);
+    size_t jj = 0;
+    for (; jj + 8 <= nv; jj += 8) {
+        const tflite_cols c0 = tflite_cols_at(m + jj, sh + jj),
+                          c1 = tflite_cols_at(m + jj + 4, sh + jj + 4);
+        int32x4_t x0 = vaddq_s32(vld1q_s32(in + jj), vr), x1 = vaddq_s32(vld1q_s32(in + jj + 4), vr);
+        if (cols != NULL) {
+            x0 = vaddq_s32(x0, vreinterpretq_s32_u32(vld1q_u32(cols + jj)));
+            x1 = vaddq_s32(x1, vreinterpretq_s32_u32(vld1q_u32(cols + jj + 4)));
+        }
+        vst1_u8(out + jj, low_bytes(tflite_rule(x0, &c0, vlo, vhi, vzp),
+                                    tflite_rule(x1, &c1, vlo, vhi, vzp)));
+    }
+    for (; jj < nv; jj++) {
+        const uint32_t x = (uint32_t)in[jj] + r + (cols != NULL ? cols[jj] : 0u);
+        const int32_t v = qmm_epilogue_tile_neon_rule_tflite((int32_t)x, m[jj], sh[jj]);
+        out[jj] = (uint8_t)((v < lo ? lo : v > hi ? hi : v) + zp);
+    }
+}
+
+static void tflite_row_neon(const int32_t *in, const uint32_t *cols, uint32_t r,
+                            const int32_t *m, const int32_t *sh, uint8_t *out, size_t nv,
+                            int32_t lo, int32_t hi, int32_t zp)
+{
+    tflite_run(in, cols, r, m, sh, out, nv, lo, hi, zp);
+}
+
+/* Eight columns at a time, their parameters prepared once, down the rows;
+ * other widths a row at a time. */
+static void tflite_block_neon(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows,
+                              const uint32_t *cols, const int32_t *m, const int32_t *sh,
+                              uint8_t *out, ptrdiff_t out_rs, size_t mv, size_t nv, int32_t lo,
+                              int32_t hi, int32_t zp)
+{
+    if (nv != 8) {
+        for (size_t ii = 0; ii < mv; ii++)
+            tflite_run(in + (ptrdiff_t)ii * in_rs, cols, rows != NULL ? rows[ii] : 0, m, sh,
+                       out + (ptrdiff_t)ii * out_rs, nv, lo, hi, zp);
+        return;
+    }
+    const int32x4_t vlo = vdupq_n_s32(lo), vhi = vdupq_n_s32(hi), vzp = vdupq_n_s32(zp);
+    const tflite_cols c0 = tflite_cols_at(m, sh), c1 = tflite_cols_at(m + 4, sh + 4);
+    const int32x4_t zero = vdupq_n_s32(0);
+    const int32x4_t a0 = cols != NULL ? vreinterpretq_s32_u32(vld1q_u32(cols)) : zero,
+                    a1 = cols != NULL ? vreinterpretq_s32_u32(vld1q_u32(cols + 4)) : zero;
+    for (size_t ii = 0; ii < mv; ii++) {
+        const int32_t *s = in + (ptrdiff_t)ii * in_rs;
+        const int32x4_t vr = vdupq_n_s32(rows != NULL ? (int32_t)rows[ii] : 0);
+        const int32x4_t x0 = vaddq_s32(vaddq_s32(vld1q_s32(s), a0), vr),
+                        x1 = vaddq_s32(vaddq_s32(vld1q_s32(s + 4), a1), vr);
+        vst1_u8(out + (ptrdiff_t)ii * out_rs,
+                low_bytes(tflite_rule(x0, &c0, vlo, vhi, vzp), tflite_rule(x1, &c1, vlo, vhi, vzp)));
+    }
+}
