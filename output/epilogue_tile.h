@@ -12,7 +12,8 @@
  * cols, m, sh, out, out_rs, mv, nv, lo, hi, zp) is ROW on each of mv rows
  * (row ii's sums at in + ii*in_rs, its r rows[ii] or 0 when rows is NULL,
  * its bytes at out + ii*out_rs), so that each column's parameters are
- * prepared once for the block.
+ * prepared once for the block; QMM_EPILOGUE_FLOAT_BLOCK the same for ONNX's
+ * float rule, a float scale sc[jj] in place of m and sh.
  * Every file that includes it is built with -ffp-contract=off: each float
  * operation below is the one the header of qmm.h defines, rounded once, so
  * every instance gives the same bits.
@@ -337,6 +338,14 @@ static ALWAYS_INLINE void LOCAL(requantize)(const qmm_epilogue *e, size_t i, siz
         LOCAL(iparam_row)(&ps, &e->shift, i, j, nv, 1);
         rows = LOCAL(by_row_i)(&e->multiplier);
     }
+#if defined(QMM_EPILOGUE_FLOAT_BLOCK)
+    if (rule == QMM_ROUND_FLOAT && !rows && e->cs == 1) {
+        QMM_EPILOGUE_FLOAT_BLOCK(s->s, s->s_rs, s->rows, has_cols ? s->cols : NULL, pc.at,
+                                 (uint8_t *)e->c + (ptrdiff_t)i * e->rs + (ptrdiff_t)j, e->rs,
+                                 mv, nv, lo, hi, zp);
+        return;
+    }
+#endif
 #if defined(QMM_EPILOGUE_TFLITE_BLOCK)
     if (rule == QMM_ROUND_TFLITE && !rows && e->cs == 1) {
         QMM_EPILOGUE_TFLITE_BLOCK(s->s, s->s_rs, s->rows, has_cols ? s->cols : NULL, pm.at, ps.at,

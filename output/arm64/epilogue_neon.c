@@ -1,5 +1,8 @@
 /* The output stage on arm64 (NEON is the baseline there): the template as
- * the compiler vectorizes it, with TFLite's rule written in the
+ * the compiler vectorizes it, with ONNX's float rule eight columns at a time
+ * (FCVTNS rounds to nearest even as the template's add and take away of
+ * 1.5 * 2^23 does, on values clamped to int8's or uint8's range), and
+ * TFLite's rule written in the
  * instructions gemmlowp's own NEON path uses, the same operations as the
  * template's, so the same bits: SQRDMULH is its doubling high multiply
  * ((2xm + 2^31) >> 32 = floor((xm + 2^30) / 2^31); it saturates only for
@@ -17,8 +20,13 @@ static void tflite_block_neon(const int32_t *in, ptrdiff_t in_rs, const uint32_t
                               const uint32_t *cols, const int32_t *m, const int32_t *sh,
                               uint8_t *out, ptrdiff_t out_rs, size_t mv, size_t nv, int32_t lo,
                               int32_t hi, int32_t zp);
+static void float_block_neon(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows,
+                             const uint32_t *cols, const float *sc, uint8_t *out,
+                             ptrdiff_t out_rs, size_t mv, size_t nv, int32_t lo, int32_t hi,
+                             int32_t zp);
 
 #define QMM_EPILOGUE_TILE_FN qmm_epilogue_tile_neon
+#define QMM_EPILOGUE_FLOAT_BLOCK float_block_neon
 #define QMM_EPILOGUE_TFLITE_ROW tflite_row_neon
 #define QMM_EPILOGUE_TFLITE_BLOCK tflite_block_neon
 #include "../epilogue_tile.h"
@@ -113,5 +121,44 @@ static void tflite_block_neon(const int32_t *in, ptrdiff_t in_rs, const uint32_t
                         x1 = vaddq_s32(vaddq_s32(vld1q_s32(s + 4), a1), vr);
         vst1_u8(out + (ptrdiff_t)ii * out_rs,
                 low_bytes(tflite_rule(x0, &c0, vlo, vhi, vzp), tflite_rule(x1, &c1, vlo, vhi, vzp)));
+    }
+}
+
+/* Four sums through ONNX's rule: (float)x * scale, clamped to [lo, hi] (whole
+ * numbers, less the zero point), rounded to nearest even, plus zp. */
+static inline int32x4_t float_rule(int32x4_t x, float32x4_t sc, float32x4_t flo, float32x4_t fhi,
+                                   int32x4_t vzp)
+{
+    const float32x4_t v = vmaxq_f32(vminq_f32(vmulq_f32(vcvtq_f32_s32(x), sc), fhi), flo);
+    return vaddq_s32(vcvtnq_s32_f32(v), vzp);
+}
+
+/* Eight columns at a time down the rows; other widths through the
+ * template's loop, a row at a time. */
+static void float_block_neon(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows,
+                             const uint32_t *cols, const float *sc, uint8_t *out,
+                             ptrdiff_t out_rs, size_t mv, size_t nv, int32_t lo, int32_t hi,
+                             int32_t zp)
+{
+    if (nv != 8) {
+        for (size_t ii = 0; ii < mv; ii++)
+            qmm_epilogue_tile_neon_requantize_row(in + (ptrdiff_t)ii * in_rs, cols,
+                                                  rows != NULL ? rows[ii] : 0,
+                                                  out + (ptrdiff_t)ii * out_rs, nv, NULL, NULL,
+                                                  sc, lo, hi, zp, QMM_ROUND_FLOAT, cols != NULL);
+        return;
+    }
+    const float32x4_t flo = vdupq_n_f32((float)lo), fhi = vdupq_n_f32((float)hi);
+    const float32x4_t s0 = vld1q_f32(sc), s1 = vld1q_f32(sc + 4);
+    const int32x4_t vzp = vdupq_n_s32(zp), zero = vdupq_n_s32(0);
+    const int32x4_t a0 = cols != NULL ? vreinterpretq_s32_u32(vld1q_u32(cols)) : zero,
+                    a1 = cols != NULL ? vreinterpretq_s32_u32(vld1q_u32(cols + 4)) : zero;
+    for (size_t ii = 0; ii < mv; ii++) {
+        const int32_t *s = in + (ptrdiff_t)ii * in_rs;
+        const int32x4_t vr = vdupq_n_s32(rows != NULL ? (int32_t)rows[ii] : 0);
+        const int32x4_t x0 = vaddq_s32(vaddq_s32(vld1q_s32(s), a0), vr),
+                        x1 = vaddq_s32(vaddq_s32(vld1q_s32(s + 4), a1), vr);
+        vst1_u8(out + (ptrdiff_t)ii * out_rs, low_bytes(float_rule(x0, s0, flo, fhi, vzp),
+                                                        float_rule(x1, s1, flo, fhi, vzp)));
     }
 }
