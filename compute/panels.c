@@ -50,8 +50,8 @@ size_t qmm_panels_pack(const qmm_panels *x, const qmm_blocking *blk, size_t kb, 
         qmm_pack_panel_sums(x->format, x->r, kp, at + l / x->r * bytes, sums);
         const size_t valid = lines - l < x->r ? lines - l : x->r;
         for (size_t i = 0; i < valid; i++)
-            atomic_fetch_add_explicit(&x->sums[first + l + i], (unsigned)sums[i] * x->sums_factor,
-                                      memory_order_relaxed);
+            atomic_fetch_add_explicit(&x->sums[first + l + i],
+                                      (unsigned)sums[i] * x->sums_factor, memory_order_relaxed);
     }
     return count * bytes;
 }

@@ -62,6 +62,30 @@ static inline uint8x8_t low_bytes(int32x4_t a, int32x4_t b)
                                   vmovn_u32(vreinterpretq_u32_s32(b))));
 }
 
+/* Eight int32 values: a row of an 8-column block. */
+typedef struct sums8 {
+    int32x4_t v[2];
+} sums8;
+
+/* The column additions of an 8-column block (zeros when cols is NULL). */
+static inline sums8 sums8_cols(const uint32_t *cols)
+{
+    const int32x4_t zero = vdupq_n_s32(0);
+    if (cols == NULL)
+        return (sums8){{zero, zero}};
+    return (sums8){{vreinterpretq_s32_u32(vld1q_u32(cols)),
+                    vreinterpretq_s32_u32(vld1q_u32(cols + 4))}};
+}
+
+/* Row ii's eight sums at s with their additions, wrapping. */
+static inline sums8 sums8_row(const int32_t *s, const sums8 *cols, const uint32_t *rows,
+                              size_t ii)
+{
+    const int32x4_t r = vdupq_n_s32(rows != NULL ? (int32_t)rows[ii] : 0);
+    return (sums8){{vaddq_s32(vaddq_s32(vld1q_s32(s), cols->v[0]), r),
+                    vaddq_s32(vaddq_s32(vld1q_s32(s + 4), cols->v[1]), r)}};
+}
+
 /* One row's values from column jj on, eight at a time, then the template's
  * rule for the last few. */
 static inline void tflite_run(const int32_t *in, const uint32_t *cols, uint32_t r,
@@ -74,7 +98,8 @@ static inline void tflite_run(const int32_t *in, const uint32_t *cols, uint32_t 
     for (; jj + 8 <= nv; jj += 8) {
         const tflite_cols c0 = tflite_cols_at(m + jj, sh + jj),
                           c1 = tflite_cols_at(m + jj + 4, sh + jj + 4);
-        int32x4_t x0 = vaddq_s32(vld1q_s32(in + jj), vr), x1 = vaddq_s32(vld1q_s32(in + jj + 4), vr);
+        int32x4_t x0 = vaddq_s32(vld1q_s32(in + jj), vr),
+                  x1 = vaddq_s32(vld1q_s32(in + jj + 4), vr);
         if (cols != NULL) {
             x0 = vaddq_s32(x0, vreinterpretq_s32_u32(vld1q_u32(cols + jj)));
             x1 = vaddq_s32(x1, vreinterpretq_s32_u32(vld1q_u32(cols + jj + 4)));
@@ -111,16 +136,11 @@ static void tflite_block_neon(const int32_t *in, ptrdiff_t in_rs, const uint32_t
     }
     const int32x4_t vlo = vdupq_n_s32(lo), vhi = vdupq_n_s32(hi), vzp = vdupq_n_s32(zp);
     const tflite_cols c0 = tflite_cols_at(m, sh), c1 = tflite_cols_at(m + 4, sh + 4);
-    const int32x4_t zero = vdupq_n_s32(0);
-    const int32x4_t a0 = cols != NULL ? vreinterpretq_s32_u32(vld1q_u32(cols)) : zero,
-                    a1 = cols != NULL ? vreinterpretq_s32_u32(vld1q_u32(cols + 4)) : zero;
+    const sums8 add = sums8_cols(cols);
     for (size_t ii = 0; ii < mv; ii++) {
-        const int32_t *s = in + (ptrdiff_t)ii * in_rs;
-        const int32x4_t vr = vdupq_n_s32(rows != NULL ? (int32_t)rows[ii] : 0);
-        const int32x4_t x0 = vaddq_s32(vaddq_s32(vld1q_s32(s), a0), vr),
-                        x1 = vaddq_s32(vaddq_s32(vld1q_s32(s + 4), a1), vr);
-        vst1_u8(out + (ptrdiff_t)ii * out_rs,
-                low_bytes(tflite_rule(x0, &c0, vlo, vhi, vzp), tflite_rule(x1, &c1, vlo, vhi, vzp)));
+        const sums8 x = sums8_row(in + (ptrdiff_t)ii * in_rs, &add, rows, ii);
+        vst1_u8(out + (ptrdiff_t)ii * out_rs, low_bytes(tflite_rule(x.v[0], &c0, vlo, vhi, vzp),
+                                                        tflite_rule(x.v[1], &c1, vlo, vhi, vzp)));
     }
 }
 
@@ -150,15 +170,11 @@ static void float_block_neon(const int32_t *in, ptrdiff_t in_rs, const uint32_t 
     }
     const float32x4_t flo = vdupq_n_f32((float)lo), fhi = vdupq_n_f32((float)hi);
     const float32x4_t s0 = vld1q_f32(sc), s1 = vld1q_f32(sc + 4);
-    const int32x4_t vzp = vdupq_n_s32(zp), zero = vdupq_n_s32(0);
-    const int32x4_t a0 = cols != NULL ? vreinterpretq_s32_u32(vld1q_u32(cols)) : zero,
-                    a1 = cols != NULL ? vreinterpretq_s32_u32(vld1q_u32(cols + 4)) : zero;
+    const int32x4_t vzp = vdupq_n_s32(zp);
+    const sums8 add = sums8_cols(cols);
     for (size_t ii = 0; ii < mv; ii++) {
-        const int32_t *s = in + (ptrdiff_t)ii * in_rs;
-        const int32x4_t vr = vdupq_n_s32(rows != NULL ? (int32_t)rows[ii] : 0);
-        const int32x4_t x0 = vaddq_s32(vaddq_s32(vld1q_s32(s), a0), vr),
-                        x1 = vaddq_s32(vaddq_s32(vld1q_s32(s + 4), a1), vr);
-        vst1_u8(out + (ptrdiff_t)ii * out_rs, low_bytes(float_rule(x0, s0, flo, fhi, vzp),
-                                                        float_rule(x1, s1, flo, fhi, vzp)));
+        const sums8 x = sums8_row(in + (ptrdiff_t)ii * in_rs, &add, rows, ii);
+        vst1_u8(out + (ptrdiff_t)ii * out_rs, low_bytes(float_rule(x.v[0], s0, flo, fhi, vzp),
+                                                        float_rule(x.v[1], s1, flo, fhi, vzp)));
     }
 }
