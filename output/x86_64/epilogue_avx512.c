@@ -3,7 +3,10 @@
  * lanes per vector; the same operations, so the same bits. TFLite's rule has
  * its own row, as in the AVX2 instance, with its tail under a mask instead of
  * one value at a time, and its own block, whose columns' parameters are
- * prepared once for all its rows. */
+ * prepared once for all its rows; so has ONNX's float rule, whose rounding
+ * to nearest even is vcvtps2dq's (the template's add and take away of
+ * 1.5 * 2^23 rounds the same in every rounding mode, on values clamped to
+ * the type's range). */
 #include <immintrin.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,9 +20,15 @@ static void tflite_block_avx512(const int32_t *in, ptrdiff_t in_rs, const uint32
                                 uint8_t *out, ptrdiff_t out_rs, size_t mv, size_t nv, int32_t lo,
                                 int32_t hi, int32_t zp);
 
+static void float_block_avx512(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows,
+                               const uint32_t *cols, const float *sc, uint8_t *out,
+                               ptrdiff_t out_rs, size_t mv, size_t nv, int32_t lo, int32_t hi,
+                               int32_t zp);
+
 #define QMM_EPILOGUE_TILE_FN qmm_epilogue_tile_avx512
 #define QMM_EPILOGUE_TFLITE_ROW tflite_row_avx512
 #define QMM_EPILOGUE_TFLITE_BLOCK tflite_block_avx512
+#define QMM_EPILOGUE_FLOAT_BLOCK float_block_avx512
 #include "../epilogue_tile.h"
 
 /* Sixteen columns' parameters, as the rule uses them: the multiplier (its
@@ -111,5 +120,33 @@ static void tflite_row_avx512(const int32_t *in, const uint32_t *cols, uint32_t 
         if (cols != NULL)
             x = _mm512_add_epi32(x, _mm512_maskz_loadu_epi32(k, cols + jj));
         _mm512_mask_cvtepi32_storeu_epi8(out + jj, k, tflite_rule(x, &c, vlo, vhi, vzp));
+    }
+}
+
+/* Sixteen columns at a time, their scales loaded once, down the rows:
+ * (float)x * scale clamped to the bounds less the zero point, rounded to
+ * nearest even, plus the zero point. */
+static void float_block_avx512(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows,
+                               const uint32_t *cols, const float *sc, uint8_t *out,
+                               ptrdiff_t out_rs, size_t mv, size_t nv, int32_t lo, int32_t hi,
+                               int32_t zp)
+{
+    const __m512 flo = _mm512_set1_ps((float)lo), fhi = _mm512_set1_ps((float)hi);
+    const __m512i vzp = _mm512_set1_epi32(zp);
+    for (size_t jj = 0; jj < nv; jj += 16) {
+        const __mmask16 k = tail_mask(nv - jj);
+        const __m512 scale = _mm512_maskz_loadu_ps(k, sc + jj);
+        const __m512i add =
+            cols != NULL ? _mm512_maskz_loadu_epi32(k, cols + jj) : _mm512_setzero_si512();
+        for (size_t ii = 0; ii < mv; ii++) {
+            __m512i x = _mm512_add_epi32(
+                _mm512_maskz_loadu_epi32(k, in + (ptrdiff_t)ii * in_rs + (ptrdiff_t)jj), add);
+            if (rows != NULL)
+                x = _mm512_add_epi32(x, _mm512_set1_epi32((int32_t)rows[ii]));
+            const __m512 v = _mm512_min_ps(
+                _mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(x), scale), flo), fhi);
+            _mm512_mask_cvtepi32_storeu_epi8(out + (ptrdiff_t)ii * out_rs + (ptrdiff_t)jj, k,
+                                             _mm512_add_epi32(_mm512_cvtps_epi32(v), vzp));
+        }
     }
 }
