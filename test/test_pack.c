@@ -1,6 +1,7 @@
 /*
  * Every packing format in the table against the layout formulas of
- * pack/pack.h (qmm_pack_index) and, where it has them, its line sums, from
+ * pack/pack.h (qmm_pack_index), its line sums (qmm_pack_panel_sums, and
+ * after the elements where the format has them), from
  * sources in every stride pattern, with partial panels and depths that need
  * padding.
  */
@@ -43,17 +44,23 @@ static void one(const qmm_pack_format *f, unsigned r, unsigned lines, size_t k,
             bad += got != expected(&src, lines, k, i, p);
         }
     size_t end = (size_t)r * kp * f->elem_bytes;
-    if (f->line_sums) {
-        /* r int32 sums of each line's values over depth, 0 for padding lines. */
-        for (unsigned i = 0; i < r; i++) {
-            int32_t want = 0, got;
-            for (size_t p = 0; p < k; p++)
-                want += expected(&src, lines, k, i, p);
+    /* r int32 sums of each line's values over depth, 0 for padding lines:
+     * every format's from qmm_pack_panel_sums (the tasks' B column sums), a
+     * format with line sums's after its elements too. */
+    int32_t sums[64];
+    qmm_pack_panel_sums(f, r, kp, dst, sums);
+    for (unsigned i = 0; i < r; i++) {
+        int32_t want = 0, got;
+        for (size_t p = 0; p < k; p++)
+            want += expected(&src, lines, k, i, p);
+        bad += sums[i] != want;
+        if (f->line_sums) {
             memcpy(&got, dst + end + 4 * i, sizeof got);
             bad += got != want;
         }
-        end += (size_t)r * sizeof(int32_t);
     }
+    if (f->line_sums)
+        end += (size_t)r * sizeof(int32_t);
     for (size_t x = end; x < bytes; x++)
         bad += dst[x] != 0x77 && dst[x] != 0;
     for (size_t x = bytes; x < bytes + f->align; x++)
