@@ -32,8 +32,11 @@ typedef struct sums_routine {
     qmm_pack_sums_fn *sums;
 } sums_routine;
 
+/* By preference: the first whose format, width and features match. */
 static const sums_routine sums_routines[] = {
 #if defined(__x86_64__)
+    {QMM_PACK_I8_K4_SUMS, 32, QMM_CPU_AVX512VNNI, qmm_pack_i8_k4_sums32_avx512vnni},
+    {QMM_PACK_I8_K4, 32, QMM_CPU_AVX512VNNI, qmm_pack_i8_k4_sums32_avx512vnni},
     {QMM_PACK_I8_K4_SUMS, 32, QMM_CPU_AVX2, qmm_pack_i8_k4_sums32_avx2},
     {QMM_PACK_I8_K4, 32, QMM_CPU_AVX2, qmm_pack_i8_k4_sums32_avx2},
 #endif

@@ -37,8 +37,9 @@ qmm_pack_bulk_fn qmm_pack_i8_k8_lines8_neon;
  * into sums (after the elements for a format with line sums, pack.h). */
 typedef void qmm_pack_sums_fn(const unsigned char *panel, size_t kp, int32_t *sums);
 
-/* AVX2 line sums of 32-line i8_k4 and i8_k4_sums panels (the B of the VNNI
- * and AMX kernels). */
+/* Line sums of 32-line i8_k4 and i8_k4_sums panels (the B of the VNNI and
+ * AMX kernels), with AVX-512 VNNI and with AVX2. */
+qmm_pack_sums_fn qmm_pack_i8_k4_sums32_avx512vnni;
 qmm_pack_sums_fn qmm_pack_i8_k4_sums32_avx2;
 
 /* The ISA routine for the line sums of f's panels of r lines where the CPU
