@@ -81,6 +81,21 @@ static inline __mmask16 tail_mask(size_t left)
     return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
 }
 
+/* A block's column additions from column jj, the lanes past the mask zero
+ * (zeros when cols is NULL). */
+static inline __m512i cols_at(const uint32_t *cols, size_t jj, __mmask16 k)
+{
+    return cols != NULL ? _mm512_maskz_loadu_epi32(k, cols + jj) : _mm512_setzero_si512();
+}
+
+/* Row ii's sums at s with the column additions and its row's, wrapping. */
+static inline __m512i row_sums(const int32_t *s, __mmask16 k, __m512i cols, const uint32_t *rows,
+                               size_t ii)
+{
+    const __m512i x = _mm512_add_epi32(_mm512_maskz_loadu_epi32(k, s), cols);
+    return rows != NULL ? _mm512_add_epi32(x, _mm512_set1_epi32((int32_t)rows[ii])) : x;
+}
+
 /* Sixteen columns at a time, their parameters prepared once, down the rows. */
 static void tflite_block_avx512(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows,
                                 const uint32_t *cols, const int32_t *m, const int32_t *sh,
@@ -92,16 +107,12 @@ static void tflite_block_avx512(const int32_t *in, ptrdiff_t in_rs, const uint32
     for (size_t jj = 0; jj < nv; jj += 16) {
         const __mmask16 k = tail_mask(nv - jj);
         const tflite_cols c = tflite_cols_at(m + jj, sh + jj, k);
-        const __m512i add =
-            cols != NULL ? _mm512_maskz_loadu_epi32(k, cols + jj) : _mm512_setzero_si512();
-        for (size_t ii = 0; ii < mv; ii++) {
-            __m512i x = _mm512_add_epi32(
-                _mm512_maskz_loadu_epi32(k, in + (ptrdiff_t)ii * in_rs + (ptrdiff_t)jj), add);
-            if (rows != NULL)
-                x = _mm512_add_epi32(x, _mm512_set1_epi32((int32_t)rows[ii]));
-            _mm512_mask_cvtepi32_storeu_epi8(out + (ptrdiff_t)ii * out_rs + (ptrdiff_t)jj, k,
-                                             tflite_rule(x, &c, vlo, vhi, vzp));
-        }
+        const __m512i add = cols_at(cols, jj, k);
+        for (size_t ii = 0; ii < mv; ii++)
+            _mm512_mask_cvtepi32_storeu_epi8(
+                out + (ptrdiff_t)ii * out_rs + (ptrdiff_t)jj, k,
+                tflite_rule(row_sums(in + (ptrdiff_t)ii * in_rs + (ptrdiff_t)jj, k, add, rows, ii),
+                            &c, vlo, vhi, vzp));
     }
 }
 
@@ -136,13 +147,10 @@ static void float_block_avx512(const int32_t *in, ptrdiff_t in_rs, const uint32_
     for (size_t jj = 0; jj < nv; jj += 16) {
         const __mmask16 k = tail_mask(nv - jj);
         const __m512 scale = _mm512_maskz_loadu_ps(k, sc + jj);
-        const __m512i add =
-            cols != NULL ? _mm512_maskz_loadu_epi32(k, cols + jj) : _mm512_setzero_si512();
+        const __m512i add = cols_at(cols, jj, k);
         for (size_t ii = 0; ii < mv; ii++) {
-            __m512i x = _mm512_add_epi32(
-                _mm512_maskz_loadu_epi32(k, in + (ptrdiff_t)ii * in_rs + (ptrdiff_t)jj), add);
-            if (rows != NULL)
-                x = _mm512_add_epi32(x, _mm512_set1_epi32((int32_t)rows[ii]));
+            const __m512i x =
+                row_sums(in + (ptrdiff_t)ii * in_rs + (ptrdiff_t)jj, k, add, rows, ii);
             const __m512 v = _mm512_min_ps(
                 _mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(x), scale), flo), fhi);
             _mm512_mask_cvtepi32_storeu_epi8(out + (ptrdiff_t)ii * out_rs + (ptrdiff_t)jj, k,
