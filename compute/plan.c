@@ -78,6 +78,21 @@ static qmm_status plan_init(qmm_plan *p, size_t m, size_t n, size_t k, int trans
     return QMM_OK;
 }
 
+/* A new plan with its roles chosen, its weights not packed yet, in *out. */
+static qmm_status plan_new(qmm_plan **out, size_t m, size_t n, size_t k, int transposed)
+{
+    qmm_plan *p = malloc(sizeof *p);
+    if (p == NULL)
+        return QMM_ERR_NO_MEMORY;
+    qmm_status st = plan_init(p, m, n, k, transposed);
+    if (st != QMM_OK) {
+        free(p);
+        return st;
+    }
+    *out = p;
+    return QMM_OK;
+}
+
 /* The role before r whose packed weights role r can read, or NULL. */
 static qmm_plan_role *sharable(qmm_plan *p, int r)
 {
@@ -221,16 +236,7 @@ qmm_status qmm_plan_create(qmm_plan **plan, size_t m, size_t n, size_t k)
         qmm_log("invalid argument: plan pointer is NULL");
         return QMM_ERR_INVALID_ARG;
     }
-    qmm_plan *p = malloc(sizeof *p);
-    if (p == NULL)
-        return QMM_ERR_NO_MEMORY;
-    qmm_status st = plan_init(p, m, n, k, 0);
-    if (st != QMM_OK) {
-        free(p);
-        return st;
-    }
-    *plan = p;
-    return QMM_OK;
+    return plan_new(plan, m, n, k, 0);
 }
 
 const char *qmm_plan_kernel_name(const qmm_plan *plan, size_t n)
@@ -269,15 +275,11 @@ qmm_status qmm_plan_create_gemm(qmm_plan **plan, const qmm_gemm_desc *d, qmm_wei
         return QMM_ERR_INVALID_ARG;
     }
     qmm_status st = qmm_operand_check(src, tr ? "B" : "A", tr ? QMM_PER_COL : QMM_PER_ROW, m);
+    qmm_plan *p = NULL;
+    if (st == QMM_OK)
+        st = plan_new(&p, m, n, d->k, tr);
     if (st != QMM_OK)
         return st;
-    qmm_plan *p = malloc(sizeof *p);
-    if (p == NULL)
-        return QMM_ERR_NO_MEMORY;
-    if ((st = plan_init(p, m, n, d->k, tr)) != QMM_OK) {
-        free(p);
-        return st;
-    }
     if ((st = plan_pack_weights(p, &w)) != QMM_OK) {
         qmm_plan_destroy(p);
         return st;

@@ -73,9 +73,10 @@ void qmm_tile_pipe_init(qmm_tile_pipe *pipe)
 static void finish_pending(void *context)
 {
     qmm_tile_pipe *p = context;
+    const qmm_pending_tile *t = &p->tile;
     p->pending = 0;
-    finish_tile(p->to, p->finish, p->i, p->j, p->mv, p->nv, p->slot[p->next ^ 1u], p->nr,
-                p->mode);
+    finish_tile(t->to, t->finish, t->i, t->j, t->mv, t->nv, p->slot[p->next ^ 1u], t->nr,
+                t->mode);
 }
 
 void qmm_tile_pipe_flush(qmm_tile_pipe *pipe)
@@ -119,14 +120,7 @@ void qmm_tile_compute(const qmm_kernel *kern, size_t kp, const void *ap, const v
         }
         pipe->pending = 1;
         pipe->next ^= 1u;
-        pipe->to = to;
-        pipe->finish = finish;
-        pipe->i = i;
-        pipe->j = j;
-        pipe->mv = mv;
-        pipe->nv = nv;
-        pipe->nr = nr;
-        pipe->mode = mode;
+        pipe->tile = (qmm_pending_tile){to, finish, i, j, mv, nv, nr, mode};
         return;
     }
     int32_t scratch[QMM_MAX_TILE];

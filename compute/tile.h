@@ -29,15 +29,19 @@ typedef enum qmm_tile_mode {
  * one of two scratch tiles, the other holding the tile before, finished
  * while the kernel's multiply-adds for this one are in flight (on a kernel
  * with run_overlap, kernels/kernel.h), or after them. */
-typedef struct qmm_tile_pipe {
-    int32_t slot[2][QMM_MAX_TILE];
-    unsigned next;   /* the slot the next tile's sums go to */
-    int pending;     /* the other slot holds a tile to finish, as below */
+typedef struct qmm_pending_tile {
     const qmm_c_view *to;
     const qmm_epilogue *finish;
     size_t i, j, mv, nv;
-    unsigned nr;
+    unsigned nr;        /* its sums' row stride in the slot */
     qmm_tile_mode mode;
+} qmm_pending_tile;
+
+typedef struct qmm_tile_pipe {
+    int32_t slot[2][QMM_MAX_TILE];
+    unsigned next;   /* the slot the next tile's sums go to */
+    int pending;     /* the other slot holds `tile`, to finish */
+    qmm_pending_tile tile;
 } qmm_tile_pipe;
 
 /* An empty pipe, for a task's first tile. */
