@@ -180,8 +180,8 @@ static qmm_status plan_pack_weights(qmm_plan *p, const qmm_operand *w)
         plan_release(p);
         return st;
     }
-    p->weights = qmm_side_zero_points(w, p->m, p->weights_neg_zps);
-    qmm_side_data(&p->weights, w, 0, p->m, p->k, 1, p->weights_sums, copy);
+    p->weights = qmm_side_zero_points(w, p->m, p->weights_neg_zps, 0);
+    qmm_side_data(&p->weights, w, 0, p->m, p->k, 0, 1, p->weights_sums, copy);
     for (int r = 0; r < QMM_ROLE_COUNT; r++) {
         const qmm_plan_role *role = &p->roles[r];
         if (role->packed != NULL && owns_packing(p, r)) {

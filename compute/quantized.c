@@ -3,18 +3,20 @@
 #include "../output/describe.h"
 #include "../pack/operand.h"
 #include "../platform/log.h"
+#include "work.h"
 #include "workspace.h"
 
-/* How far a type's values move to become int8: uint8 v is read as v - 128. */
-static int32_t moved_by(qmm_type t)
+/* How far a type's values move to become what the kernel reads: uint8 v is
+ * read as int8 v - 128 unless the kernel reads uint8 itself. */
+static int32_t moved_by(qmm_type t, int as_is)
 {
-    return t == QMM_TYPE_U8 ? 128 : 0;
+    return t == QMM_TYPE_U8 && !as_is ? 128 : 0;
 }
 
-qmm_side qmm_side_zero_points(const qmm_operand *x, size_t lines, int32_t *neg_zps)
+qmm_side qmm_side_zero_points(const qmm_operand *x, size_t lines, int32_t *neg_zps, int as_is)
 {
-    const int32_t off = moved_by(x->type);
-    qmm_side s = {.data = x->type == QMM_TYPE_I8 ? x->data : NULL, .rs = x->rs, .cs = x->cs};
+    const int32_t off = moved_by(x->type, as_is);
+    qmm_side s = {.data = off == 0 ? x->data : NULL, .rs = x->rs, .cs = x->cs};
     switch (x->zero_point.per) {
     case QMM_PER_ROW:
     case QMM_PER_COL:
@@ -38,11 +40,11 @@ qmm_side qmm_side_zero_points(const qmm_operand *x, size_t lines, int32_t *neg_z
 }
 
 void qmm_side_data(qmm_side *side, const qmm_operand *x, int is_b, size_t lines, size_t k,
-                   int want_sums, int32_t *sums, int8_t *copy)
+                   int as_is, int want_sums, int32_t *sums, int8_t *copy)
 {
     /* Lines and depths in the source: A's rows, or B's columns. */
     const ptrdiff_t ls = is_b ? x->cs : x->rs, ds = is_b ? x->rs : x->cs;
-    const int flip = x->type == QMM_TYPE_U8;
+    const int u8 = x->type == QMM_TYPE_U8, flip = u8 && !as_is;
     if (k == 0) {
         /* No data to read (it may be NULL): the sums are zero. */
         for (size_t i = 0; want_sums && i < lines; i++)
@@ -53,8 +55,11 @@ void qmm_side_data(qmm_side *side, const qmm_operand *x, int is_b, size_t lines,
     if (!flip && !want_sums)
         return;
     qmm_operand_copy cp = qmm_operand_copy_layout(copy, lines, k, ls);
-    qmm_operand_prepare(x->data, ls, ds, lines, k, flip ? 0x80 : 0, flip ? &cp : NULL,
+    qmm_operand_prepare(x->data, ls, ds, lines, k, u8 ? 0x80 : 0, flip ? &cp : NULL,
                         want_sums ? sums : NULL);
+    /* Read as is, uint8 sums are the flipped ones plus 128 per depth. */
+    for (size_t i = 0; want_sums && u8 && !flip && i < lines; i++)
+        sums[i] = (int32_t)((uint32_t)sums[i] + 128u * (uint32_t)k);
     if (want_sums)
         side->sums = sums;
     if (flip) {
@@ -157,12 +162,26 @@ static uint32_t add_corrections(qmm_epilogue *e, const qmm_output *out, const qm
     return late_factor;
 }
 
+/* Whether the job's kernel has a twin for a uint8 A (kernels/kernel.h) that
+ * can read the caller's operand on the job's A side as it is: that operand
+ * is prepared here (not a plan's weights) and uint8. */
+static int job_reads_u8(const qmm_gemm_desc *d, const qmm_job *base, int transposed,
+                        int prepare_a, int prepare_b)
+{
+    const qmm_operand *ja = transposed ? &d->b : &d->a;
+    const int prepared = transposed ? prepare_b : prepare_a;
+    return prepared && ja->type == QMM_TYPE_U8 && base->packed_a == NULL &&
+           base->kern->u8_a != NULL;
+}
+
 qmm_status qmm_quantized_run(const qmm_gemm_desc *d, qmm_job *base, int transposed, qmm_side a,
                              int prepare_a, qmm_side b, int prepare_b)
 {
     const size_t m = d->m, n = d->n, k = d->k;
-    const int copy_a = prepare_a && d->a.type == QMM_TYPE_U8 && k > 0,
-              copy_b = prepare_b && d->b.type == QMM_TYPE_U8 && k > 0;
+    const int as_is = job_reads_u8(d, base, transposed, prepare_a, prepare_b);
+    const int a_as_is = as_is && !transposed, b_as_is = as_is && transposed;
+    const int copy_a = prepare_a && d->a.type == QMM_TYPE_U8 && !a_as_is && k > 0,
+              copy_b = prepare_b && d->b.type == QMM_TYPE_U8 && !b_as_is && k > 0;
     const size_t bytes = operand_bytes(m, n, k, copy_a, copy_b);
     if (bytes == 0) {
         qmm_log("out of memory: the prepared operands of m=%zu n=%zu k=%zu overflow size_t", m,
@@ -180,11 +199,11 @@ qmm_status qmm_quantized_run(const qmm_gemm_desc *d, qmm_job *base, int transpos
     int32_t *row_fix = sums_b + n, *col_fix = row_fix + m, *ra = col_fix + n;
     int8_t *copy = (int8_t *)(ra + m + n);
     if (prepare_a)
-        a = qmm_side_zero_points(&d->a, m, neg_zps_a);
+        a = qmm_side_zero_points(&d->a, m, neg_zps_a, a_as_is);
     if (prepare_b)
-        b = qmm_side_zero_points(&d->b, n, neg_zps_b);
+        b = qmm_side_zero_points(&d->b, n, neg_zps_b, b_as_is);
     if (prepare_a)
-        qmm_side_data(&a, &d->a, 0, m, k, b.has_zp, sums_a, copy);
+        qmm_side_data(&a, &d->a, 0, m, k, a_as_is, b.has_zp, sums_a, copy);
     /* B's column sums added up by the tasks as they pack it, where they
      * pack all of it from the caller's int8 (a uint8 B's copy is one pass
      * that sums too): no pass of their own. */
@@ -193,7 +212,7 @@ qmm_status qmm_quantized_run(const qmm_gemm_desc *d, qmm_job *base, int transpos
                             ? (atomic_uint *)(void *)sums_b
                             : NULL;
     if (prepare_b)
-        qmm_side_data(&b, &d->b, 1, n, k, a.has_zp && late == NULL, sums_b,
+        qmm_side_data(&b, &d->b, 1, n, k, b_as_is, a.has_zp && late == NULL, sums_b,
                       copy + (copy_a ? m * k : 0));
 
     qmm_epilogue e, twin;
@@ -203,6 +222,8 @@ qmm_status qmm_quantized_run(const qmm_gemm_desc *d, qmm_job *base, int transpos
     qmm_epilogue_pair_twin(&e, &twin);
 
     qmm_job job = *base;
+    if (as_is)
+        job.kern = base->kern->u8_a;
     job.k = k;
     job.m = transposed ? n : m;
     job.n = transposed ? m : n;
@@ -220,5 +241,10 @@ qmm_status qmm_quantized_run(const qmm_gemm_desc *d, qmm_job *base, int transpos
         job.c = (qmm_c_view){d->c.data, e.rs, e.cs};
     qmm_status st = qmm_job_run(&job);
     qmm_workspace_return(QMM_WS_OPERANDS, ws, got);
+    if (st == QMM_OK) {
+        qmm_work done = qmm_work_last();
+        done.copied = (copy_a ? m * k : 0) + (copy_b ? n * k : 0);
+        qmm_work_record(&done);
+    }
     return st;
 }

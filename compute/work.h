@@ -18,6 +18,7 @@ typedef struct qmm_work {
     uint64_t packed_b;       /* bytes of B's panels packed (a plan's not counted) */
     uint64_t tiles;          /* microkernel calls: one tile over one k block */
     uint64_t reduced;        /* bytes of partial sums added after depth splits */
+    uint64_t copied;         /* bytes of operands copied before the job (uint8 flipped to int8) */
 } qmm_work;
 
 /* The work of the calling thread's last product (zeros before the first). */

@@ -7,34 +7,33 @@
 #include "qmm/qmm.h"
 
 /* Each line of the list becomes the kernel's code declarations, its
- * is_supported_here() and its descriptor. The rows argument, ROWS or FULL,
- * picks by token pasting whether run_rows is declared and set, or NULL; the
- * hooks argument, HOOKS or NONE, the same for begin and end; the overlap
- * argument, OVERLAP or ALONE, for run_overlap. */
-#define QMM_ROWS_DECL_ROWS(name_) qmm_ukernel_rows_fn qmm_##name_##_run_rows;
-#define QMM_ROWS_DECL_FULL(name_)
-#define QMM_ROWS_FN_ROWS(name_) qmm_##name_##_run_rows
-#define QMM_ROWS_FN_FULL(name_) NULL
+ * is_supported_here(), its descriptor and its uint8-A twin's. The rows
+ * argument, ROWS or FULL, picks by token pasting whether run_rows is declared
+ * and set, or NULL; the hooks argument, HOOKS or NONE, the same for begin and
+ * end; the overlap argument, OVERLAP or ALONE, for run_overlap; the a_u8
+ * argument, U8A or I8A, for the twin (kernels/kernel.h), whose microkernels
+ * are the same names with _u8a_ after the kernel's. */
+#define QMM_ROWS_DECL_ROWS(fn_) qmm_ukernel_rows_fn fn_##_run_rows;
+#define QMM_ROWS_DECL_FULL(fn_)
+#define QMM_ROWS_FN_ROWS(fn_) fn_##_run_rows
+#define QMM_ROWS_FN_FULL(fn_) NULL
 #define QMM_HOOKS_DECL_HOOKS(name_) qmm_kernel_hook_fn qmm_##name_##_begin, qmm_##name_##_end;
 #define QMM_HOOKS_DECL_NONE(name_)
 #define QMM_HOOK_FN_HOOKS(name_, which_) qmm_##name_##_##which_
 #define QMM_HOOK_FN_NONE(name_, which_) NULL
-#define QMM_OVERLAP_DECL_OVERLAP(name_) qmm_ukernel_overlap_fn qmm_##name_##_run_overlap;
-#define QMM_OVERLAP_DECL_ALONE(name_)
-#define QMM_OVERLAP_FN_OVERLAP(name_) qmm_##name_##_run_overlap
-#define QMM_OVERLAP_FN_ALONE(name_) NULL
-#define QMM_KERNEL(name_, isa_, mr_, nr_, rank_, a_format_, b_format_, features_, rows_,  \
-                   hooks_, overlap_)                                                   \
-    qmm_ukernel_fn qmm_##name_##_run;                                                  \
-    QMM_ROWS_DECL_##rows_(name_)                                                       \
-    QMM_HOOKS_DECL_##hooks_(name_)                                                     \
-    QMM_OVERLAP_DECL_##overlap_(name_)                                                 \
-    static int name_##_is_supported_here(void)                                         \
+#define QMM_OVERLAP_DECL_OVERLAP(fn_) qmm_ukernel_overlap_fn fn_##_run_overlap;
+#define QMM_OVERLAP_DECL_ALONE(fn_)
+#define QMM_OVERLAP_FN_OVERLAP(fn_) fn_##_run_overlap
+#define QMM_OVERLAP_FN_ALONE(fn_) NULL
+/* The microkernels called fn_##_run... of one descriptor. */
+#define QMM_MICROKERNELS(fn_, rows_, overlap_)                                         \
+    qmm_ukernel_fn fn_##_run;                                                          \
+    QMM_ROWS_DECL_##rows_(fn_)                                                         \
+    QMM_OVERLAP_DECL_##overlap_(fn_)
+#define QMM_DESCRIPTOR(label_, name_, fn_, isa_, mr_, nr_, rank_, a_format_, b_format_,  \
+                       features_, rows_, hooks_, overlap_, a_type_, u8_a_)            \
     {                                                                                  \
-        return qmm_cpu_has(features_);                                                 \
-    }                                                                                  \
-    static const qmm_kernel name_##_descriptor = {                                     \
-        .name = #name_,                                                                \
+        .name = label_,                                                                \
         .isa = isa_,                                                                   \
         .mr = mr_,                                                                     \
         .nr = nr_,                                                                     \
@@ -43,12 +42,43 @@
         .b_format = &qmm_pack_formats[b_format_],                                      \
         .features = features_,                                                         \
         .is_supported_here = name_##_is_supported_here,                                \
-        .run = qmm_##name_##_run,                                                      \
-        .run_rows = QMM_ROWS_FN_##rows_(name_),                                        \
+        .run = fn_##_run,                                                              \
+        .run_rows = QMM_ROWS_FN_##rows_(fn_),                                          \
         .begin = QMM_HOOK_FN_##hooks_(name_, begin),                                   \
         .end = QMM_HOOK_FN_##hooks_(name_, end),                                       \
-        .run_overlap = QMM_OVERLAP_FN_##overlap_(name_),                               \
-    };
+        .run_overlap = QMM_OVERLAP_FN_##overlap_(fn_),                                 \
+        .a_type = a_type_,                                                             \
+        .u8_a = u8_a_,                                                                 \
+    }
+/* U8A: the twin, its name the kernel's with "+u8a". */
+#define QMM_TWIN_U8A(name_, ...)                                                       \
+    QMM_MICROKERNELS(qmm_##name_##_u8a, __VA_ARGS__)                                   \
+    static const qmm_kernel name_##_u8a_descriptor;
+#define QMM_TWIN_I8A(name_, ...)
+#define QMM_TWIN_DESC_U8A(name_, isa_, mr_, nr_, rank_, a_format_, b_format_, features_,  \
+                          rows_, hooks_, overlap_)                                     \
+    static const qmm_kernel name_##_u8a_descriptor =                                   \
+        QMM_DESCRIPTOR(#name_ "+u8a", name_, qmm_##name_##_u8a, isa_, mr_, nr_, rank_,   \
+                       a_format_, b_format_, features_, rows_, hooks_, overlap_,        \
+                       QMM_TYPE_U8, NULL);
+#define QMM_TWIN_DESC_I8A(name_, ...)
+#define QMM_TWIN_PTR_U8A(name_) &name_##_u8a_descriptor
+#define QMM_TWIN_PTR_I8A(name_) NULL
+#define QMM_KERNEL(name_, isa_, mr_, nr_, rank_, a_format_, b_format_, features_, rows_,  \
+                   hooks_, overlap_, a_u8_)                                            \
+    QMM_MICROKERNELS(qmm_##name_, rows_, overlap_)                                     \
+    QMM_HOOKS_DECL_##hooks_(name_)                                                     \
+    QMM_TWIN_##a_u8_(name_, rows_, overlap_)                                           \
+    static int name_##_is_supported_here(void)                                         \
+    {                                                                                  \
+        return qmm_cpu_has(features_);                                                 \
+    }                                                                                  \
+    static const qmm_kernel name_##_descriptor =                                       \
+        QMM_DESCRIPTOR(#name_, name_, qmm_##name_, isa_, mr_, nr_, rank_, a_format_,     \
+                       b_format_, features_, rows_, hooks_, overlap_, QMM_TYPE_I8,      \
+                       QMM_TWIN_PTR_##a_u8_(name_));                                   \
+    QMM_TWIN_DESC_##a_u8_(name_, isa_, mr_, nr_, rank_, a_format_, b_format_, features_, \
+                          rows_, hooks_, overlap_)
 #include "kernel_list.h"
 #undef QMM_KERNEL
 #undef QMM_ROWS_DECL_ROWS
@@ -63,6 +93,14 @@
 #undef QMM_OVERLAP_DECL_ALONE
 #undef QMM_OVERLAP_FN_OVERLAP
 #undef QMM_OVERLAP_FN_ALONE
+#undef QMM_MICROKERNELS
+#undef QMM_DESCRIPTOR
+#undef QMM_TWIN_U8A
+#undef QMM_TWIN_I8A
+#undef QMM_TWIN_DESC_U8A
+#undef QMM_TWIN_DESC_I8A
+#undef QMM_TWIN_PTR_U8A
+#undef QMM_TWIN_PTR_I8A
 
 static const qmm_kernel *const registry[] = {
 #define QMM_KERNEL(name_, ...) &name_##_descriptor,

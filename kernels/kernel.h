@@ -36,11 +36,23 @@
  * computes while the vector units finish the previous tile. It neither reads
  * nor writes c before that call.
  *
+ * Optional uint8 A (u8_a, a twin descriptor): the same kernel, tile, formats,
+ * features and hooks, with microkernels (qmm_<name>_u8a_run, and _u8a_run_rows
+ * and _u8a_run_overlap where it has those) that read A's bytes as uint8
+ * (AMX tdpbusd, VNNI vpdpbusd without the flip) and compute the same exact
+ * sums modulo 2^32 of uint8 A times int8 B. A uint8 A then reaches the kernel
+ * as it is, read in place or packed by the int8 format's packer (bytes are
+ * bytes; padding is zero in either type), where a kernel without a twin
+ * needs A flipped to int8 first (compute/quantized.h). A twin is not in the
+ * registry: the selector picks the int8 kernel, and a product whose A is
+ * uint8 runs its twin.
+ *
  * Adding a kernel: one source file under kernels/<isa>/ that defines its
  * microkernel qmm_<name>_run (and qmm_<name>_run_rows if it has partial rows,
  * qmm_<name>_begin and qmm_<name>_end if it has job hooks,
- * qmm_<name>_run_overlap if it overlaps other work), and its
- * descriptor: one line in dispatch/kernel_list.h.
+ * qmm_<name>_run_overlap if it overlaps other work, the qmm_<name>_u8a_*
+ * microkernels if it reads uint8 A), and its descriptor: one line in
+ * dispatch/kernel_list.h.
  */
 #ifndef QMM_KERNEL_H
 #define QMM_KERNEL_H
@@ -49,6 +61,7 @@
 #include <stdint.h>
 
 #include "../pack/pack.h"
+#include "qmm/qmm.h"
 
 typedef void qmm_ukernel_fn(size_t kp, const void *a, const void *b,
                             int32_t *c, ptrdiff_t rsc, ptrdiff_t csc);
@@ -87,6 +100,8 @@ typedef struct qmm_kernel {
     qmm_kernel_hook_fn *begin;     /* job hooks (above); both NULL when it has none */
     qmm_kernel_hook_fn *end;
     qmm_ukernel_overlap_fn *run_overlap; /* run with other work meanwhile; NULL when it has none */
+    qmm_type a_type;         /* what its microkernels read A's bytes as: QMM_TYPE_I8, or U8 (a twin) */
+    const struct qmm_kernel *u8_a; /* its twin reading uint8 A (above), or NULL */
 } qmm_kernel;
 
 /* For a kernel whose stores need contiguous columns: rows [0, rows) of the

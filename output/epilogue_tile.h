@@ -13,7 +13,12 @@
  * (row ii's sums at in + ii*in_rs, its r rows[ii] or 0 when rows is NULL,
  * its bytes at out + ii*out_rs), so that each column's parameters are
  * prepared once for the block; QMM_EPILOGUE_FLOAT_BLOCK the same for ONNX's
- * float rule, a float scale sc[jj] in place of m and sh.
+ * float rule, a float scale sc[jj] in place of m and sh;
+ * QMM_EPILOGUE_DEQUANTIZE_BLOCK for the float stage: BLOCK(in, in_rs, rows,
+ * cols, s0, s1, fb, clamp, lo, hi, out, out_rs, mv, nv) stores
+ * out[jj] = ((float)(in[jj] + cols[jj] + r) * s0[jj]) [* s1[jj] when s1 is
+ * not NULL] + fb[jj], clamped to [lo, hi] when clamp, on each of mv rows, for
+ * parameters the same on every row.
  * Every file that includes it is built with -ffp-contract=off: each float
  * operation below is the one the header of qmm.h defines, rounded once, so
  * every instance gives the same bits.
@@ -295,6 +300,15 @@ static ALWAYS_INLINE void LOCAL(dequantize)(const qmm_epilogue *e, size_t i, siz
                      LOCAL(by_row_f)(&e->fbias);
     const int twice = e->scale[1].v != NULL, clamp = e->fclamp;
     const float lo = e->fmin, hi = e->fmax;
+#if defined(QMM_EPILOGUE_DEQUANTIZE_BLOCK)
+    if (!rows && e->cs == 1) {
+        QMM_EPILOGUE_DEQUANTIZE_BLOCK(s->s, s->s_rs, s->rows, has_cols ? s->cols : NULL, p0.at,
+                                      twice ? p1.at : NULL, pb.at, clamp, lo, hi,
+                                      (float *)e->c + (ptrdiff_t)i * e->rs + (ptrdiff_t)j, e->rs,
+                                      mv, nv);
+        return;
+    }
+#endif
     for (size_t ii = 0; ii < mv; ii++) {
         if (rows && ii > 0) {
             LOCAL(fparam_row)(&p0, &e->scale[0], i + ii, j, nv, 1.0f, 0);

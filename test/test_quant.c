@@ -25,6 +25,8 @@
 #include <string.h>
 
 #include "compute/job.h"
+#include "dispatch/choose.h"
+#include "dispatch/registry.h"
 #include "compute/partition.h"
 #include "compute/work.h"
 #include "output/epilogue.h"
@@ -915,6 +917,59 @@ static void plans(void)
 }
 
 /* The same random sequence in every process, so every kernel gets the same cases. */
+/* The kernel a one-shot m x n product runs (before a uint8-A twin). */
+static const qmm_kernel *call_kernel(size_t m, size_t n)
+{
+    const qmm_kernel *kern = NULL;
+    int transposed;
+    if (forced != NULL)
+        return qmm_registry_find(forced);
+    CHECK(qmm_choose_for_call(m, n, &kern, &transposed) == QMM_OK, "no kernel for %zux%zu", m, n);
+    return kern;
+}
+
+/* A uint8 A (the activations) reaches a kernel with a uint8-A twin as it is:
+ * no bytes copied (compute/work.h), one-shot and through a weights-B plan;
+ * a kernel without one gets it flipped, m * k bytes. Same bits either way. */
+static void u8_a_as_is(void)
+{
+    spec s = random_spec(70, 45, 128, QMM_TYPE_I8);
+    s.ta = QMM_TYPE_U8;
+    s.tb = QMM_TYPE_I8;
+    s.za = QMM_PER_MATRIX;
+    s.zb = QMM_PER_COL;
+    s.la = LAYOUT_ROW;
+    qcase q = qcase_new(&s);
+    reference(&q);
+    char label[256];
+    for (int planned = 0; planned < 2; planned++) {
+        qmm_plan *plan = NULL;
+        const qmm_kernel *kern = call_kernel(s.m, s.n);
+        if (planned) {
+            CHECK(qmm_plan_create_gemm(&plan, &q.d, QMM_WEIGHTS_B) == QMM_OK,
+                  "uint8 A: no weights-B plan");
+            kern = plan == NULL ? NULL : qmm_registry_find(qmm_plan_kernel_name(plan, s.m));
+        }
+        if (kern == NULL)
+            continue;
+        memcpy(q.c.mem, q.c_init, q.c.bytes);
+        qmm_set_num_threads(1 + (size_t)planned);
+        const qmm_status st = planned ? qmm_plan_gemm(plan, &q.d) : qmm_gemm(&q.d);
+        snprintf(label, sizeof label, "uint8 A %s on %s", planned ? "weights-B plan" : "one-shot",
+                 kern->name);
+        CHECK(st == QMM_OK, "%s: %s", label, qmm_status_str(st));
+        if (st == QMM_OK)
+            compare(&q, label);
+        const uint64_t copied = qmm_work_last().copied,
+                       want = kern->u8_a != NULL ? 0 : (uint64_t)s.m * s.k;
+        CHECK(st != QMM_OK || copied == want, "%s: %llu bytes copied, want %llu", label,
+              (unsigned long long)copied, (unsigned long long)want);
+        qmm_plan_destroy(plan);
+    }
+    qmm_set_num_threads(0);
+    qcase_free(&q);
+}
+
 static void suite(void)
 {
     test_seed(0x51A7E);
@@ -926,6 +981,7 @@ static void suite(void)
     rounding_vectors();
     float_vectors();
     plans();
+    u8_a_as_is();
     swept();
 }
 
@@ -1305,7 +1361,8 @@ static qmm_epilogue stage_random(const stage_values *v, qmm_type t, void *c, siz
         e.scale[f] = (qmm_fvec){f == 0 || test_rand_below(2) ? v->scale[f] : NULL, rand_along()};
     e.fbias = (qmm_fvec){test_rand_below(2) ? v->fbias : NULL, rand_along()};
     e.fclamp = (int)test_rand_below(2);
-    e.fmin = (float)rand_in(-2000, 0);
+    /* A bound of 0 a quarter of the time: -0 must stay -0 there. */
+    e.fmin = test_rand_below(4) ? (float)rand_in(-2000, 0) : 0.0f;
     e.fmax = e.fmin + (float)rand_in(0, 4000);
     e.rounding = (qmm_rounding)(QMM_ROUND_TFLITE + test_rand_below(3));
     const qmm_along along = rand_along();
@@ -1339,8 +1396,10 @@ static void stage_instance_cases(size_t ins, stage_values *v)
         const size_t bytes = qmm_type_bytes(t);
         if ((i + mv) * n_cols * (size_t)cs * bytes > sizeof want)
             continue;
+        /* Zero sums an eighth of the time: with a negative scale and no bias,
+         * the float stage's -0. */
         for (size_t x = 0; x < mv * nv; x++)
-            acc[x] = rand_sum();
+            acc[x] = test_rand_below(8) ? rand_sum() : 0;
         for (size_t x = 0; x < sizeof want; x++)
             want[x] = (unsigned char)x;
         memcpy(got, want, sizeof got);
@@ -1375,6 +1434,31 @@ static void stage_instance_cases(size_t ins, stage_values *v)
     }
 }
 
+/* The float stage's signed zero at a clamp bound of 0: sums of 0 times a
+ * negative scale, no bias, are -0, which the comparisons of qmm.h keep (a
+ * max instruction would give +0), on every width up to a tile's. */
+static void stage_signed_zero(size_t ins)
+{
+    enum { ROWS = 4, COLS = 33 };
+    static const int32_t zeros[ROWS * COLS];
+    float minus_one[COLS];
+    for (size_t j = 0; j < COLS; j++)
+        minus_one[j] = -1.0f;
+    for (size_t nv = 1; nv <= COLS; nv++) {
+        float want[ROWS * COLS], got[ROWS * COLS];
+        qmm_epilogue e = {.type = QMM_TYPE_F32, .c = want, .rs = (ptrdiff_t)nv, .cs = 1,
+                          .scale = {{minus_one, QMM_ALONG_COLS}}, .fclamp = 1, .fmin = 0.0f,
+                          .fmax = 10.0f};
+        qmm_epilogue_tile_generic(&e, 0, 0, ROWS, nv, zeros, (ptrdiff_t)nv, 1);
+        e.c = got;
+        stage_instances[ins].tile(&e, 0, 0, ROWS, nv, zeros, (ptrdiff_t)nv, 1);
+        CHECK(memcmp(want, got, ROWS * nv * sizeof *got) == 0,
+              "stage instance %s: the float stage's -0 at a bound of 0 differs, %zu columns",
+              stage_instances[ins].name, nv);
+        checks++;
+    }
+}
+
 static void stage_instances_agree(void)
 {
     static stage_values v;
@@ -1386,6 +1470,7 @@ static void stage_instances_agree(void)
             continue;
         }
         stage_instance_cases(ins, &v);
+        stage_signed_zero(ins);
     }
 }
 

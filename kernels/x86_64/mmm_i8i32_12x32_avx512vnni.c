@@ -42,21 +42,42 @@ enum { MR = 12, NR = 32 };
 /* Check the signatures. */
 qmm_ukernel_fn qmm_x86_64_mmm_i8i32_12x32_avx512vnni_run;
 qmm_ukernel_rows_fn qmm_x86_64_mmm_i8i32_12x32_avx512vnni_run_rows;
+qmm_ukernel_fn qmm_x86_64_mmm_i8i32_12x32_avx512vnni_u8a_run;
+qmm_ukernel_rows_fn qmm_x86_64_mmm_i8i32_12x32_avx512vnni_u8a_run_rows;
+
+/* What A's type adds (v: I8 or U8): for int8 A, the flipping constant in
+ * zmm28, each broadcast in zmm<t> made unsigned with it, the column sums of B (at %[b]) loaded into zmm24-25 times 128,
+ * and a row's accumulators less them; nothing for uint8 A. */
+#define UNSIGNED_I8(t) "vpxord %%zmm28, %%zmm" #t ", %%zmm" #t "\n\t"
+#define UNSIGNED_U8(t)
+#define FLIPPER_I8                                                                     \
+    "mov $0x80808080, %%eax\n\t"                                                      \
+    "vpbroadcastd %%eax, %%zmm28\n\t"
+#define FLIPPER_U8
+#define SUMS_I8                                                                        \
+    "vmovdqu32 (%[b]), %%zmm24\n\t"                                                   \
+    "vmovdqu32 64(%[b]), %%zmm25\n\t"                                                 \
+    "vpslld $7, %%zmm24, %%zmm24\n\t"                                                 \
+    "vpslld $7, %%zmm25, %%zmm25\n\t"
+#define SUMS_U8
+#define LESS_SUMS_I8(lo, hi)                                                           \
+    "vpsubd %%zmm24, %%zmm" #lo ", %%zmm" #lo "\n\t"                                  \
+    "vpsubd %%zmm25, %%zmm" #hi ", %%zmm" #hi "\n\t"
+#define LESS_SUMS_U8(lo, hi)
 
 /* Row i of a quad, its depths at byte disp of address operand `row`: the
  * broadcast into zmm<t>, made unsigned, times both halves of B into
  * accumulators zmm<lo>, zmm<hi>. */
-#define ROW(disp, row, t, lo, hi)                                                      \
+#define ROW(v, disp, row, t, lo, hi)                                                   \
     "vpbroadcastd " #disp row ", %%zmm" #t "\n\t"                                     \
-    "vpxord %%zmm28, %%zmm" #t ", %%zmm" #t "\n\t"                                    \
+    UNSIGNED_##v(t)                                                                    \
     "vpdpbusd %%zmm24, %%zmm" #t ", %%zmm" #lo "\n\t"                                 \
     "vpdpbusd %%zmm25, %%zmm" #t ", %%zmm" #hi "\n\t"
 
-/* Row i of the tile: minus 128 times the column sums of B (zmm24-25, shifted
- * once), then stored at %[dst], which moves on by %[stride] bytes. */
-#define STORE(lo, hi)                                                                  \
-    "vpsubd %%zmm24, %%zmm" #lo ", %%zmm" #lo "\n\t"                                  \
-    "vpsubd %%zmm25, %%zmm" #hi ", %%zmm" #hi "\n\t"                                  \
+/* Row i of the tile: less B's sums for int8 A, then stored at %[dst], which
+ * moves on by %[stride] bytes. */
+#define STORE(v, lo, hi)                                                               \
+    LESS_SUMS_##v(lo, hi)                                                              \
     "vmovdqu32 %%zmm" #lo ", (%[dst])\n\t"                                            \
     "vmovdqu32 %%zmm" #hi ", 64(%[dst])\n\t"                                          \
     "add %[stride], %[dst]\n\t"
@@ -68,30 +89,30 @@ qmm_ukernel_rows_fn qmm_x86_64_mmm_i8i32_12x32_avx512vnni_run_rows;
 /* The first n rows, as the quad's work at A displacement d (ROWSn), the
  * stores (STORESn) and the zeroing (ZEROSn): a tile of fewer rows neither
  * loads, multiplies, holds nor stores the others. */
-#define ROWS1(d) ROW(d, "(%[a0])", 26, 0, 1)
-#define ROWS2(d) ROWS1(d) ROW(d, "(%[a0],%[kp],1)", 27, 2, 3)
-#define ROWS3(d) ROWS2(d) ROW(d, "(%[a0],%[kp],2)", 29, 4, 5)
-#define ROWS4(d) ROWS3(d) ROW(d, "(%[a1])", 30, 6, 7)
-#define ROWS5(d) ROWS4(d) ROW(d, "(%[a1],%[kp],1)", 31, 8, 9)
-#define ROWS6(d) ROWS5(d) ROW(d, "(%[a1],%[kp],2)", 26, 10, 11)
-#define ROWS7(d) ROWS6(d) ROW(d, "(%[a2])", 27, 12, 13)
-#define ROWS8(d) ROWS7(d) ROW(d, "(%[a2],%[kp],1)", 29, 14, 15)
-#define ROWS9(d) ROWS8(d) ROW(d, "(%[a2],%[kp],2)", 30, 16, 17)
-#define ROWS10(d) ROWS9(d) ROW(d, "(%[a3])", 31, 18, 19)
-#define ROWS11(d) ROWS10(d) ROW(d, "(%[a3],%[kp],1)", 26, 20, 21)
-#define ROWS12(d) ROWS11(d) ROW(d, "(%[a3],%[kp],2)", 27, 22, 23)
-#define STORES1 STORE(0, 1)
-#define STORES2 STORES1 STORE(2, 3)
-#define STORES3 STORES2 STORE(4, 5)
-#define STORES4 STORES3 STORE(6, 7)
-#define STORES5 STORES4 STORE(8, 9)
-#define STORES6 STORES5 STORE(10, 11)
-#define STORES7 STORES6 STORE(12, 13)
-#define STORES8 STORES7 STORE(14, 15)
-#define STORES9 STORES8 STORE(16, 17)
-#define STORES10 STORES9 STORE(18, 19)
-#define STORES11 STORES10 STORE(20, 21)
-#define STORES12 STORES11 STORE(22, 23)
+#define ROWS1(v, d) ROW(v, d, "(%[a0])", 26, 0, 1)
+#define ROWS2(v, d) ROWS1(v, d) ROW(v, d, "(%[a0],%[kp],1)", 27, 2, 3)
+#define ROWS3(v, d) ROWS2(v, d) ROW(v, d, "(%[a0],%[kp],2)", 29, 4, 5)
+#define ROWS4(v, d) ROWS3(v, d) ROW(v, d, "(%[a1])", 30, 6, 7)
+#define ROWS5(v, d) ROWS4(v, d) ROW(v, d, "(%[a1],%[kp],1)", 31, 8, 9)
+#define ROWS6(v, d) ROWS5(v, d) ROW(v, d, "(%[a1],%[kp],2)", 26, 10, 11)
+#define ROWS7(v, d) ROWS6(v, d) ROW(v, d, "(%[a2])", 27, 12, 13)
+#define ROWS8(v, d) ROWS7(v, d) ROW(v, d, "(%[a2],%[kp],1)", 29, 14, 15)
+#define ROWS9(v, d) ROWS8(v, d) ROW(v, d, "(%[a2],%[kp],2)", 30, 16, 17)
+#define ROWS10(v, d) ROWS9(v, d) ROW(v, d, "(%[a3])", 31, 18, 19)
+#define ROWS11(v, d) ROWS10(v, d) ROW(v, d, "(%[a3],%[kp],1)", 26, 20, 21)
+#define ROWS12(v, d) ROWS11(v, d) ROW(v, d, "(%[a3],%[kp],2)", 27, 22, 23)
+#define STORES1(v) STORE(v, 0, 1)
+#define STORES2(v) STORES1(v) STORE(v, 2, 3)
+#define STORES3(v) STORES2(v) STORE(v, 4, 5)
+#define STORES4(v) STORES3(v) STORE(v, 6, 7)
+#define STORES5(v) STORES4(v) STORE(v, 8, 9)
+#define STORES6(v) STORES5(v) STORE(v, 10, 11)
+#define STORES7(v) STORES6(v) STORE(v, 12, 13)
+#define STORES8(v) STORES7(v) STORE(v, 14, 15)
+#define STORES9(v) STORES8(v) STORE(v, 16, 17)
+#define STORES10(v) STORES9(v) STORE(v, 18, 19)
+#define STORES11(v) STORES10(v) STORE(v, 20, 21)
+#define STORES12(v) STORES11(v) STORE(v, 22, 23)
 #define ZEROS1 ZERO(0, 1)
 #define ZEROS2 ZEROS1 ZERO(2, 3)
 #define ZEROS3 ZEROS2 ZERO(4, 5)
@@ -107,24 +128,24 @@ qmm_ukernel_rows_fn qmm_x86_64_mmm_i8i32_12x32_avx512vnni_run_rows;
 
 /* One quad of depths over n rows: B at byte offset bo of %[b], A's depths at
  * displacement d from each row's address. */
-#define QUAD(n, bo, d)                                                                 \
+#define QUAD(n, v, bo, d)                                                              \
     "vmovdqu64 " #bo "(%[b]), %%zmm24\n\t"                                            \
     "vmovdqu64 " #bo "+64(%[b]), %%zmm25\n\t"                                         \
-    ROWS##n(d)
+    ROWS##n(v, d)
 
-/* The first n rows of the tile, stored as rows of 32 contiguous int32 at dst,
- * dst + stride bytes, ... The accumulators live in fixed registers
+/* The first n rows of the tile, A's bytes of type v, stored as rows of 32
+ * contiguous int32 at dst, dst + stride bytes, ... The accumulators live in fixed registers
  * (clobbered), so that 24 vector values need no asm operands (gcc allows 30).
  * Four quads (16 depths) per iteration: kp is a multiple of 16. Once the loop
  * is done %[b] points at the panel's column sums. */
-#define TILE_ASM(n)                                                                    \
+#define TILE_ASM(n, v)                                                                 \
     __asm__ volatile(ZEROS##n                                                          \
-                     "mov $0x80808080, %%eax\n\t"                                      \
-                     "vpbroadcastd %%eax, %%zmm28\n\t"                                 \
+                     FLIPPER_##v                                                       \
                      "test %[fours], %[fours]\n\t"                                     \
                      "jz 2f\n\t"                                                       \
                      "1:\n\t"                                                          \
-                     QUAD(n, 0, 0) QUAD(n, 128, 4) QUAD(n, 256, 8) QUAD(n, 384, 12)    \
+                     QUAD(n, v, 0, 0) QUAD(n, v, 128, 4)                               \
+                     QUAD(n, v, 256, 8) QUAD(n, v, 384, 12)                            \
                      "add $16, %[a0]\n\t"                                              \
                      "add $16, %[a1]\n\t"                                              \
                      "add $16, %[a2]\n\t"                                              \
@@ -133,11 +154,8 @@ qmm_ukernel_rows_fn qmm_x86_64_mmm_i8i32_12x32_avx512vnni_run_rows;
                      "dec %[fours]\n\t"                                                \
                      "jnz 1b\n\t"                                                      \
                      "2:\n\t"                                                          \
-                     "vmovdqu32 (%[b]), %%zmm24\n\t"                                   \
-                     "vmovdqu32 64(%[b]), %%zmm25\n\t"                                 \
-                     "vpslld $7, %%zmm24, %%zmm24\n\t"                                 \
-                     "vpslld $7, %%zmm25, %%zmm25\n\t"                                 \
-                     STORES##n                                                         \
+                     SUMS_##v                                                          \
+                     STORES##n(v)                                                      \
                      "vzeroupper\n\t" /* the caller may run SSE code next */           \
                      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),     \
                        [b] "+r"(b), [fours] "+r"(fours), [dst] "+r"(dst)               \
@@ -148,40 +166,73 @@ qmm_ukernel_rows_fn qmm_x86_64_mmm_i8i32_12x32_avx512vnni_run_rows;
                        "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27",  \
                        "xmm28", "xmm29", "xmm30", "xmm31", "cc", "memory")
 
-/* Rows [0, rows) of the tile into C; inlined with a constant `rows`, so that
- * each instantiation has only its own loop. A C with column stride other than
- * 1 goes through a local tile. */
+#define TILE_ASM_I8(n) TILE_ASM(n, I8)
+#define TILE_ASM_U8(n) TILE_ASM(n, U8)
+
+/* Rows [0, rows) of the tile into C, A's bytes read as uint8 when a_u8;
+ * inlined with constant `a_u8` and `rows`, so that each instantiation has
+ * only its own loop. A C with column stride other than 1 goes through a
+ * local tile. */
 static inline __attribute__((always_inline)) void
-tile(const unsigned rows, size_t kp, const int8_t *a, const int8_t *b, int32_t *c,
-     ptrdiff_t rsc, ptrdiff_t csc)
+tile(const int a_u8, const unsigned rows, size_t kp, const int8_t *a, const int8_t *b,
+     int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
 {
     int32_t t[MR * NR];
     int32_t *dst = csc == 1 ? c : t;
     ptrdiff_t stride = (csc == 1 ? rsc : NR) * (ptrdiff_t)sizeof *c;
     const int8_t *a0 = a, *a1 = a + 3 * kp, *a2 = a + 6 * kp, *a3 = a + 9 * kp;
     size_t fours = kp / 16;
-    switch (rows) {
-    QMM_ROW_CASES_11(TILE_ASM)
-    default: TILE_ASM(12); break;
+    if (a_u8) {
+        switch (rows) {
+        QMM_ROW_CASES_11(TILE_ASM_U8)
+        default: TILE_ASM_U8(12); break;
+        }
+    } else {
+        switch (rows) {
+        QMM_ROW_CASES_11(TILE_ASM_I8)
+        default: TILE_ASM_I8(12); break;
+        }
     }
     if (csc != 1)
         qmm_kernel_scatter_rows(rows, NR, t, c, rsc, csc);
 }
 
+/* The partial rows, 1 <= rows < MR. */
+static inline __attribute__((always_inline)) void
+partial_rows(const int a_u8, unsigned rows, size_t kp, const int8_t *a, const int8_t *b,
+             int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
+{
+#define TILE(n) tile(a_u8, n, kp, a, b, c, rsc, csc)
+    switch (rows) {
+    QMM_ROW_CASES_11(TILE)
+    default: break; /* outside the contract (1 <= rows < MR): nothing written */
+    }
+#undef TILE
+}
+
 void qmm_x86_64_mmm_i8i32_12x32_avx512vnni_run(size_t kp, const void *pa, const void *pb,
                                                 int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
 {
-    tile(MR, kp, pa, pb, c, rsc, csc);
+    tile(0, MR, kp, pa, pb, c, rsc, csc);
 }
 
 void qmm_x86_64_mmm_i8i32_12x32_avx512vnni_run_rows(unsigned rows, size_t kp, const void *pa,
                                                      const void *pb, int32_t *c, ptrdiff_t rsc,
                                                      ptrdiff_t csc)
 {
-#define TILE(n) tile(n, kp, pa, pb, c, rsc, csc)
-    switch (rows) {
-    QMM_ROW_CASES_11(TILE)
-    default: break; /* outside the contract (1 <= rows < MR): nothing written */
-    }
-#undef TILE
+    partial_rows(0, rows, kp, pa, pb, c, rsc, csc);
+}
+
+void qmm_x86_64_mmm_i8i32_12x32_avx512vnni_u8a_run(size_t kp, const void *pa, const void *pb,
+                                                    int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
+{
+    tile(1, MR, kp, pa, pb, c, rsc, csc);
+}
+
+void qmm_x86_64_mmm_i8i32_12x32_avx512vnni_u8a_run_rows(unsigned rows, size_t kp,
+                                                         const void *pa, const void *pb,
+                                                         int32_t *c, ptrdiff_t rsc,
+                                                         ptrdiff_t csc)
+{
+    partial_rows(1, rows, kp, pa, pb, c, rsc, csc);
 }

@@ -20,6 +20,10 @@
  * 32-bit lane to the int32 accumulator, wrapping (no saturating form
  * exists): the exact sum modulo 2^32, with no offset to correct.
  *
+ * The uint8-A twin (the *_u8a_* entry points, kernels/kernel.h) is the same
+ * code with `tdpbusd`, which reads A's bytes as uint8: the exact sums of
+ * uint8 A times int8 B, so that a uint8 A is read in place too.
+ *
  * run_overlap runs the output stage of the tile before (compute/tile.c)
  * between the last tdpbssd and the first tilestored: vector code that the
  * core executes while the tile unit is still busy with the multiply-adds.
@@ -56,6 +60,9 @@ qmm_ukernel_fn qmm_x86_64_mmm_i8i32_32x32_amx_run;
 qmm_ukernel_rows_fn qmm_x86_64_mmm_i8i32_32x32_amx_run_rows;
 qmm_kernel_hook_fn qmm_x86_64_mmm_i8i32_32x32_amx_begin, qmm_x86_64_mmm_i8i32_32x32_amx_end;
 qmm_ukernel_overlap_fn qmm_x86_64_mmm_i8i32_32x32_amx_run_overlap;
+qmm_ukernel_fn qmm_x86_64_mmm_i8i32_32x32_amx_u8a_run;
+qmm_ukernel_rows_fn qmm_x86_64_mmm_i8i32_32x32_amx_u8a_run_rows;
+qmm_ukernel_overlap_fn qmm_x86_64_mmm_i8i32_32x32_amx_u8a_run_overlap;
 
 /* The 64-byte operand of ldtilecfg, palette 1. */
 typedef struct tile_config {
@@ -101,13 +108,24 @@ void qmm_x86_64_mmm_i8i32_32x32_amx_end(void)
     _tile_release();
 }
 
+/* C tile dst += A tile a times B tile b, A's bytes read as uint8 when
+ * a_u8, else as int8. */
+#define DP(a_u8, dst, a, b)                                                            \
+    do {                                                                               \
+        if (a_u8)                                                                      \
+            _tile_dpbusd(dst, a, b);                                                   \
+        else                                                                           \
+            _tile_dpbssd(dst, a, b);                                                   \
+    } while (0)
+
 /* The tile's top 16 rows, and its bottom 16 too when `both`, into c (rows
  * rs_bytes apart, 32 contiguous int32 each), under a configuration whose A
  * and C tiles hold the rows wanted, running meanwhile (when not NULL) once
  * the multiply-adds are issued: the tile unit works through them while it
- * runs, and the stores wait for them. Inlined with a constant `both`. */
+ * runs, and the stores wait for them. Inlined with constant `both` and
+ * `a_u8` (A's bytes read as uint8). */
 static inline __attribute__((always_inline)) void
-tile(const int both, size_t kp, const int8_t *a, const int8_t *b, int32_t *c,
+tile(const int both, const int a_u8, size_t kp, const int8_t *a, const int8_t *b, int32_t *c,
      ptrdiff_t rs_bytes, const qmm_meanwhile *meanwhile)
 {
     const int8_t *a_bottom = a + HALF * kp;
@@ -121,12 +139,12 @@ tile(const int both, size_t kp, const int8_t *a, const int8_t *b, int32_t *c,
         _tile_loadd(2, b, QUAD_BYTES);
         _tile_loadd(3, b + QUAD_BYTES / 2, QUAD_BYTES);
         _tile_loadd(0, a + p, kp);
-        _tile_dpbssd(4, 0, 2);
-        _tile_dpbssd(5, 0, 3);
+        DP(a_u8, 4, 0, 2);
+        DP(a_u8, 5, 0, 3);
         if (both) {
             _tile_loadd(1, a_bottom + p, kp);
-            _tile_dpbssd(6, 1, 2);
-            _tile_dpbssd(7, 1, 3);
+            DP(a_u8, 6, 1, 2);
+            DP(a_u8, 7, 1, 3);
         }
     }
     if (meanwhile != NULL)
@@ -142,41 +160,70 @@ tile(const int both, size_t kp, const int8_t *a, const int8_t *b, int32_t *c,
 
 /* Rows [0, rows) of the tile into C: straight when C's columns are
  * contiguous, else through a local tile. */
-static void tile_rows(unsigned rows, size_t kp, const int8_t *a, const int8_t *b, int32_t *c,
-                      ptrdiff_t rsc, ptrdiff_t csc, const qmm_meanwhile *meanwhile)
+static inline __attribute__((always_inline)) void
+tile_rows(const int a_u8, unsigned rows, size_t kp, const int8_t *a, const int8_t *b, int32_t *c,
+          ptrdiff_t rsc, ptrdiff_t csc, const qmm_meanwhile *meanwhile)
 {
     int32_t t[MR * NR];
     int32_t *dst = csc == 1 ? c : t;
     ptrdiff_t rs_bytes = (csc == 1 ? rsc : NR) * (ptrdiff_t)sizeof *c;
     if (rows > HALF)
-        tile(1, kp, a, b, dst, rs_bytes, meanwhile);
+        tile(1, a_u8, kp, a, b, dst, rs_bytes, meanwhile);
     else
-        tile(0, kp, a, b, dst, rs_bytes, meanwhile);
+        tile(0, a_u8, kp, a, b, dst, rs_bytes, meanwhile);
     if (csc != 1)
         qmm_kernel_scatter_rows(rows, NR, t, c, rsc, csc);
+}
+
+/* The partial rows: the configuration for them around the tile. */
+static inline __attribute__((always_inline)) void
+partial_rows(const int a_u8, unsigned rows, size_t kp, const int8_t *a, const int8_t *b,
+             int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
+{
+    if (rows == 0 || rows >= MR)
+        return; /* outside the contract (1 <= rows < MR): nothing written */
+    const tile_config partial = config_for(rows);
+    load_config(&partial);
+    tile_rows(a_u8, rows, kp, a, b, c, rsc, csc, NULL);
+    qmm_x86_64_mmm_i8i32_32x32_amx_begin();
 }
 
 void qmm_x86_64_mmm_i8i32_32x32_amx_run(size_t kp, const void *pa, const void *pb, int32_t *c,
                                          ptrdiff_t rsc, ptrdiff_t csc)
 {
-    tile_rows(MR, kp, pa, pb, c, rsc, csc, NULL);
+    tile_rows(0, MR, kp, pa, pb, c, rsc, csc, NULL);
 }
 
 void qmm_x86_64_mmm_i8i32_32x32_amx_run_overlap(size_t kp, const void *pa, const void *pb,
                                                  int32_t *c, ptrdiff_t rsc, ptrdiff_t csc,
                                                  const qmm_meanwhile *meanwhile)
 {
-    tile_rows(MR, kp, pa, pb, c, rsc, csc, meanwhile);
+    tile_rows(0, MR, kp, pa, pb, c, rsc, csc, meanwhile);
 }
 
 void qmm_x86_64_mmm_i8i32_32x32_amx_run_rows(unsigned rows, size_t kp, const void *pa,
                                               const void *pb, int32_t *c, ptrdiff_t rsc,
                                               ptrdiff_t csc)
 {
-    if (rows == 0 || rows >= MR)
-        return; /* outside the contract (1 <= rows < MR): nothing written */
-    const tile_config partial = config_for(rows);
-    load_config(&partial);
-    tile_rows(rows, kp, pa, pb, c, rsc, csc, NULL);
-    qmm_x86_64_mmm_i8i32_32x32_amx_begin();
+    partial_rows(0, rows, kp, pa, pb, c, rsc, csc);
+}
+
+void qmm_x86_64_mmm_i8i32_32x32_amx_u8a_run(size_t kp, const void *pa, const void *pb,
+                                             int32_t *c, ptrdiff_t rsc, ptrdiff_t csc)
+{
+    tile_rows(1, MR, kp, pa, pb, c, rsc, csc, NULL);
+}
+
+void qmm_x86_64_mmm_i8i32_32x32_amx_u8a_run_overlap(size_t kp, const void *pa, const void *pb,
+                                                     int32_t *c, ptrdiff_t rsc, ptrdiff_t csc,
+                                                     const qmm_meanwhile *meanwhile)
+{
+    tile_rows(1, MR, kp, pa, pb, c, rsc, csc, meanwhile);
+}
+
+void qmm_x86_64_mmm_i8i32_32x32_amx_u8a_run_rows(unsigned rows, size_t kp, const void *pa,
+                                                  const void *pb, int32_t *c, ptrdiff_t rsc,
+                                                  ptrdiff_t csc)
+{
+    partial_rows(1, rows, kp, pa, pb, c, rsc, csc);
 }

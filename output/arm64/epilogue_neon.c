@@ -1,5 +1,6 @@
 /* The output stage on arm64 (NEON is the baseline there): the template as
- * the compiler vectorizes it, with ONNX's float rule eight columns at a time
+ * the compiler vectorizes it, with the float stage (dequantization) and
+ * ONNX's float rule eight columns at a time
  * (FCVTNS rounds to nearest even as the template's add and take away of
  * 1.5 * 2^23 does, on values clamped to int8's or uint8's range), and
  * TFLite's rule written in the
@@ -24,8 +25,13 @@ static void float_block_neon(const int32_t *in, ptrdiff_t in_rs, const uint32_t 
                              const uint32_t *cols, const float *sc, uint8_t *out,
                              ptrdiff_t out_rs, size_t mv, size_t nv, int32_t lo, int32_t hi,
                              int32_t zp);
+static void dequantize_block_neon(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows,
+                                  const uint32_t *cols, const float *s0, const float *s1,
+                                  const float *fb, int clamp, float lo, float hi, float *out,
+                                  ptrdiff_t out_rs, size_t mv, size_t nv);
 
 #define QMM_EPILOGUE_TILE_FN qmm_epilogue_tile_neon
+#define QMM_EPILOGUE_DEQUANTIZE_BLOCK dequantize_block_neon
 #define QMM_EPILOGUE_FLOAT_BLOCK float_block_neon
 #define QMM_EPILOGUE_TFLITE_ROW tflite_row_neon
 #define QMM_EPILOGUE_TFLITE_BLOCK tflite_block_neon
@@ -177,4 +183,78 @@ static void float_block_neon(const int32_t *in, ptrdiff_t in_rs, const uint32_t 
         vst1_u8(out + (ptrdiff_t)ii * out_rs, low_bytes(float_rule(x.v[0], s0, flo, fhi, vzp),
                                                         float_rule(x.v[1], s1, flo, fhi, vzp)));
     }
+}
+
+/* Four columns of the float stage: ((float)x * s0) [* s1] + fb, clamped to
+ * [lo, hi] by the template's comparisons (not FMIN/FMAX, which differ from
+ * them on -0 and NaN); the scale's and bias's columns loaded once. */
+typedef struct dequantize_cols {
+    float32x4_t s0, s1, fb;
+} dequantize_cols;
+
+static inline dequantize_cols dequantize_cols_at(const float *s0, const float *s1,
+                                                 const float *fb, size_t jj)
+{
+    return (dequantize_cols){vld1q_f32(s0 + jj), s1 != NULL ? vld1q_f32(s1 + jj) : vdupq_n_f32(1),
+                             vld1q_f32(fb + jj)};
+}
+
+static inline float32x4_t dequantize4(int32x4_t x, const dequantize_cols *c, int twice,
+                                      int clamp, float32x4_t vlo, float32x4_t vhi)
+{
+    float32x4_t v = vmulq_f32(vcvtq_f32_s32(x), c->s0);
+    if (twice)
+        v = vmulq_f32(v, c->s1);
+    v = vaddq_f32(v, c->fb);
+    if (clamp)
+        v = vbslq_f32(vcltq_f32(v, vlo), vlo, vbslq_f32(vcgtq_f32(v, vhi), vhi, v));
+    return v;
+}
+
+/* The block eight columns at a time, each group's parameters loaded once
+ * for all rows; the last nv % 8 columns through the template's row. `twice`
+ * and `clamp` are constants in each copy. */
+static inline __attribute__((always_inline)) void
+dequantize_block(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows, const uint32_t *cols,
+                 const float *s0, const float *s1, const float *fb, float lo, float hi,
+                 float *out, ptrdiff_t out_rs, size_t mv, size_t nv, const int twice,
+                 const int clamp)
+{
+    const float32x4_t vlo = vdupq_n_f32(lo), vhi = vdupq_n_f32(hi);
+    size_t jj = 0;
+    for (; jj + 8 <= nv; jj += 8) {
+        const dequantize_cols c0 = dequantize_cols_at(s0, s1, fb, jj),
+                              c1 = dequantize_cols_at(s0, s1, fb, jj + 4);
+        const sums8 add = sums8_cols(cols != NULL ? cols + jj : NULL);
+        for (size_t ii = 0; ii < mv; ii++) {
+            const sums8 x = sums8_row(in + (ptrdiff_t)ii * in_rs + jj, &add, rows, ii);
+            float *o = out + (ptrdiff_t)ii * out_rs + jj;
+            vst1q_f32(o, dequantize4(x.v[0], &c0, twice, clamp, vlo, vhi));
+            vst1q_f32(o + 4, dequantize4(x.v[1], &c1, twice, clamp, vlo, vhi));
+        }
+    }
+    if (jj == nv)
+        return;
+    for (size_t ii = 0; ii < mv; ii++)
+        qmm_epilogue_tile_neon_dequantize_row(in + (ptrdiff_t)ii * in_rs + jj,
+                                              cols != NULL ? cols + jj : NULL,
+                                              rows != NULL ? rows[ii] : 0,
+                                              out + (ptrdiff_t)ii * out_rs + jj, nv - jj, s0 + jj,
+                                              s1 != NULL ? s1 + jj : NULL, fb + jj, lo, hi,
+                                              cols != NULL, s1 != NULL, clamp);
+}
+
+static void dequantize_block_neon(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows,
+                                  const uint32_t *cols, const float *s0, const float *s1,
+                                  const float *fb, int clamp, float lo, float hi, float *out,
+                                  ptrdiff_t out_rs, size_t mv, size_t nv)
+{
+    if (s1 != NULL && clamp)
+        dequantize_block(in, in_rs, rows, cols, s0, s1, fb, lo, hi, out, out_rs, mv, nv, 1, 1);
+    else if (s1 != NULL)
+        dequantize_block(in, in_rs, rows, cols, s0, s1, fb, lo, hi, out, out_rs, mv, nv, 1, 0);
+    else if (clamp)
+        dequantize_block(in, in_rs, rows, cols, s0, s1, fb, lo, hi, out, out_rs, mv, nv, 0, 1);
+    else
+        dequantize_block(in, in_rs, rows, cols, s0, s1, fb, lo, hi, out, out_rs, mv, nv, 0, 0);
 }

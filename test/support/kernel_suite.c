@@ -60,5 +60,9 @@ long kernel_suite_run(const qmm_kernel *kern)
     long checks = tiles(kern);
     checks += rows_tiles(kern);
     checks += exact_suite_run(kern->name, product_on_forced, NULL);
+    if (kern->u8_a != NULL) {
+        checks += tiles(kern->u8_a);
+        checks += rows_tiles(kern->u8_a);
+    }
     return checks;
 }

@@ -9,7 +9,8 @@
 /* Runs on kern: single tiles through its microkernel at several depths and C
  * layouts, its partial-rows microkernel for every row count (if it has one,
  * up to sums past int32 wrap), then the whole exactness suite through
- * qmm_product with kern forced. kern need not be in the registry. Returns the
+ * qmm_product with kern forced; the tiles and partial rows of its uint8-A
+ * twin too, if it has one (test_quant runs the twin's products). kern need not be in the registry. Returns the
  * number of checks made (failures go to test_failures). */
 long kernel_suite_run(const qmm_kernel *kern);
 

@@ -37,7 +37,10 @@ static long check_tile(const qmm_kernel *kern, size_t k, unsigned rows, unsigned
         abort();
     qmm_pack_panel(kern->a_format, mr, kp, a.base, a.rs, a.cs, mv, k, pa);
     qmm_pack_panel(kern->b_format, nr, kp, b.base, b.cs, b.rs, nv, k, pb);
-    test_reference(&a, &b, ref);
+    if (kern->a_type == QMM_TYPE_U8)
+        test_reference_a_u8(&a, &b, ref);
+    else
+        test_reference(&a, &b, ref);
     for (unsigned i = 0; i < mr; i++)
         for (unsigned j = 0; j < nr; j++)
             want[i * nr + j] = i >= stored              ? sentinel

@@ -13,7 +13,8 @@ typedef enum test_fill {
 
 /* Packs mv <= mr rows of A and nv <= nr columns of B at depth k, filled as
  * asked, runs kern once into a full mr x nr tile stored in layout lc, and
- * checks the valid part against the reference, the padded part for zeros and
+ * checks the valid part against the reference (A's bytes read as its
+ * a_type), the padded part for zeros and
  * the memory around C for stray writes. A constant fill at k > 131072 makes
  * the exact sums leave int32: the tile must wrap modulo 2^32. Returns the
  * number of checks (1). */

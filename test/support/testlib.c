@@ -283,7 +283,7 @@ static int32_t *dense(const test_matrix *x)
     return d;
 }
 
-void test_reference(const test_matrix *a, const test_matrix *b, int32_t *c)
+static void reference(const test_matrix *a, int a_u8, const test_matrix *b, int32_t *c)
 {
     size_t m = a->rows, k = a->cols, n = b->cols;
     int32_t *da = dense(a), *db = dense(b);
@@ -294,7 +294,7 @@ void test_reference(const test_matrix *a, const test_matrix *b, int32_t *c)
         for (size_t j = 0; j < n; j++)
             acc[j] = 0;
         for (size_t p = 0; p < k; p++) {
-            uint32_t x = (uint32_t)da[i * k + p];
+            uint32_t x = a_u8 ? (uint8_t)da[i * k + p] : (uint32_t)da[i * k + p];
             for (size_t j = 0; j < n; j++)
                 acc[j] += x * (uint32_t)db[p * n + j];
         }
@@ -304,6 +304,16 @@ void test_reference(const test_matrix *a, const test_matrix *b, int32_t *c)
     free(acc);
     free(da);
     free(db);
+}
+
+void test_reference(const test_matrix *a, const test_matrix *b, int32_t *c)
+{
+    reference(a, 0, b, c);
+}
+
+void test_reference_a_u8(const test_matrix *a, const test_matrix *b, int32_t *c)
+{
+    reference(a, 1, b, c);
 }
 
 size_t test_compare(const char *label, const test_matrix *c, const int32_t *ref)

@@ -122,6 +122,8 @@ int test_matrix_surroundings_intact(const test_matrix *m);
 /* ---- reference ---------------------------------------------------------- */
 /* C = A.B exactly, modulo 2^32, into a dense row-major m x n array. */
 void test_reference(const test_matrix *a, const test_matrix *b, int32_t *c);
+/* The same with A's bytes read as uint8 (a kernel's uint8-A twin). */
+void test_reference_a_u8(const test_matrix *a, const test_matrix *b, int32_t *c);
 
 /* Compares C (a test_matrix of int32) to a dense reference; counts and
  * reports mismatches under the given label. Returns the number of mismatches. */

@@ -8,9 +8,10 @@
 enum { TRIALS = 3000 };
 
 /* The trial's C as the SDM defines it: for each row m and dword n of C, the
- * accumulator plus, per tdpbssd, the sum over k of the four products of
- * sign-extended bytes a.row[m].byte[4k+i] * b.row[k].byte[4n+i], modulo 2^32;
- * stored rows x dwords, nothing else. */
+ * accumulator plus, per tdpbssd (tdpbusd), the sum over k of the four
+ * products of sign-extended bytes (A's zero-extended)
+ * a.row[m].byte[4k+i] * b.row[k].byte[4n+i], modulo 2^32; stored rows x
+ * dwords, nothing else. */
 static void reference(const tile_trial *t, unsigned char *out)
 {
     const int8_t *a = tile_trial_row0(t->a_rows, t->rows, t->a_stride);
@@ -22,7 +23,10 @@ static void reference(const tile_trial *t, unsigned char *out)
             int64_t dot = 0;
             for (unsigned k = 0; k < t->quads; k++)
                 for (unsigned i = 0; i < 4; i++)
-                    dot += a[m * t->a_stride + 4 * k + i] * b[k * t->b_stride + 4 * n + i];
+                {
+                    const int8_t x = a[m * t->a_stride + 4 * k + i];
+                    dot += (t->a_u8 ? (uint8_t)x : x) * b[k * t->b_stride + 4 * n + i];
+                }
             uint32_t acc = 0;
             if (!t->zero_dst)
                 memcpy(&acc, c + m * t->c_stride + 4 * n, 4);

@@ -67,7 +67,10 @@ static long product(const qmm_kernel *kern, const product_case *p, size_t thread
         abort();
     test_matrix_fill_random_i8(&a);
     test_matrix_fill_random_i8(&b);
-    test_reference(&a, &b, ref);
+    if (kern->a_type == QMM_TYPE_U8)
+        test_reference_a_u8(&a, &b, ref);
+    else
+        test_reference(&a, &b, ref);
     tile_model_watch(a.base, (const int8_t *)a.base + p->m * (size_t)a.rs);
     qmm_status st = qmm_product(kern, p->m, p->n, p->k, a.base, a.rs, a.cs, b.base, b.rs, b.cs,
                                 c.base, c.rs, c.cs);
@@ -116,10 +119,22 @@ int main(void)
         on_model.run_overlap = model_amx_run_overlap;
         on_model.begin = model_amx_begin;
         on_model.end = model_amx_end;
+        CHECK(real->u8_a != NULL, "the AMX kernel has no uint8-A twin");
+        qmm_kernel twin_on_model = real->u8_a != NULL ? *real->u8_a : on_model;
+        twin_on_model.name = "x86_64_mmm_i8i32_32x32_amx+u8a@model";
+        twin_on_model.is_supported_here = supported_everywhere;
+        twin_on_model.run = model_amx_u8a_run;
+        twin_on_model.run_rows = model_amx_u8a_run_rows;
+        twin_on_model.run_overlap = model_amx_u8a_run_overlap;
+        twin_on_model.begin = model_amx_begin;
+        twin_on_model.end = model_amx_end;
+        on_model.u8_a = &twin_on_model;
         test_seed(14);
         checks += kernel_suite_run(&on_model);
         check_released("the kernel suite");
         checks += threads_and_in_place(&on_model);
+        /* The twin through the driver: A's bytes read as uint8, in place. */
+        checks += threads_and_in_place(&twin_on_model);
     }
     checks += model_hardware_comparison();
     return test_finish("test_amx_model", checks);

@@ -125,7 +125,7 @@ void tile_model_stored(int tile, void *base, ptrdiff_t stride)
         memcpy((char *)base + (ptrdiff_t)r * stride, state.data[tile][r], state.colsb[tile]);
 }
 
-/* The SDM's exception list of TDPBSSD (class AMX-E4) but for the limits of
+/* The SDM's exception list of TDPBSSD and TDPBUSD (class AMX-E4) but for the limits of
  * the multiplier (16 rows of B, 64 bytes per row of C and B), which palette
  * 1's own limits already keep. */
 static void check_dpbssd(const char *in, int dst, int a, int b)
@@ -148,9 +148,10 @@ static void check_dpbssd(const char *in, int dst, int a, int b)
               state.rows[b]);
 }
 
-void tile_model_dpbssd(int dst, int a, int b)
+/* TDPBSSD, or TDPBUSD (a_u8: A's bytes read as uint8). */
+static void dot_products(const char *in, int a_u8, int dst, int a, int b)
 {
-    check_dpbssd("tdpbssd", dst, a, b);
+    check_dpbssd(in, dst, a, b);
     const unsigned rows = state.rows[dst], n = state.colsb[dst] / 4u, k = state.colsb[a] / 4u;
     for (unsigned m = 0; m < rows; m++) {
         /* The accumulators wrap modulo 2^32, as the instruction's do. */
@@ -158,11 +159,13 @@ void tile_model_dpbssd(int dst, int a, int b)
         memcpy(acc, state.data[dst][m], 4 * n);
         for (unsigned q = 0; q < k; q++) {
             const int8_t *x = &state.data[a][m][4 * q];
-            const int x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
+            int xs[4];
+            for (int t = 0; t < 4; t++)
+                xs[t] = a_u8 ? (uint8_t)x[t] : x[t];
             const int8_t *y = state.data[b][q];
             for (unsigned j = 0; j < n; j++)
-                acc[j] += (uint32_t)(x0 * y[4 * j] + x1 * y[4 * j + 1] + x2 * y[4 * j + 2] +
-                                     x3 * y[4 * j + 3]);
+                acc[j] += (uint32_t)(xs[0] * y[4 * j] + xs[1] * y[4 * j + 1] +
+                                     xs[2] * y[4 * j + 2] + xs[3] * y[4 * j + 3]);
         }
         /* The row's bytes past colsb are zeroed (write_row_and_zero). */
         memcpy(state.data[dst][m], acc, sizeof acc);
@@ -170,6 +173,16 @@ void tile_model_dpbssd(int dst, int a, int b)
     /* And the rows past the tile's (zero_upper_rows). */
     for (unsigned m = rows; m < MAX_ROWS; m++)
         memset(state.data[dst][m], 0, sizeof state.data[dst][m]);
+}
+
+void tile_model_dpbssd(int dst, int a, int b)
+{
+    dot_products("tdpbssd", 0, dst, a, b);
+}
+
+void tile_model_dpbusd(int dst, int a, int b)
+{
+    dot_products("tdpbusd", 1, dst, a, b);
 }
 
 int tile_model_configured(void)

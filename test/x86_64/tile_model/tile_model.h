@@ -29,6 +29,7 @@ void tile_model_zero(int tile);
 void tile_model_loadd(int tile, const void *base, ptrdiff_t stride);
 void tile_model_stored(int tile, void *base, ptrdiff_t stride);
 void tile_model_dpbssd(int dst, int a, int b);
+void tile_model_dpbusd(int dst, int a, int b);
 
 #if defined(QMM_TILE_MODEL)
 #define _tile_loadconfig(config) tile_model_loadconfig(config)
@@ -37,6 +38,7 @@ void tile_model_dpbssd(int dst, int a, int b);
 #define _tile_loadd(tile, base, stride) tile_model_loadd(tile, base, stride)
 #define _tile_stored(tile, base, stride) tile_model_stored(tile, base, stride)
 #define _tile_dpbssd(dst, a, b) tile_model_dpbssd(dst, a, b)
+#define _tile_dpbusd(dst, a, b) tile_model_dpbusd(dst, a, b)
 #endif
 
 /* What tests ask of the model. */

@@ -89,6 +89,7 @@ void tile_trial_new(tile_trial *t)
     t->dwords = size_upto(16);
     t->zero_dst = test_rand_below(4) == 0;
     t->repeats = 1 + (unsigned)test_rand_below(3);
+    t->a_u8 = test_rand_below(2) == 0;
     t->config[0] = 1;
     for (int tile = 0; tile < 8; tile++)
         if (test_rand_below(2))
@@ -155,9 +156,10 @@ long tile_trial_against_model(int count, tile_trial_fn *expected, const char *so
         tile_trial_run_model(&t, got);
         const size_t at = first_difference(want, got, sizeof got);
         CHECK(at == sizeof got,
-              "trial %d: tmm%d (%u x %u dwords) += tmm%d . tmm%d (%u quads) x %u%s: byte %zu "
-              "is %#04x on the %s, %#04x on the model", i, t.dst, t.rows, t.dwords, t.a, t.b,
-              t.quads, t.repeats, t.zero_dst ? ", from zero" : "", at,
+              "trial %d: %s tmm%d (%u x %u dwords) += tmm%d . tmm%d (%u quads) x %u%s: byte %zu "
+              "is %#04x on the %s, %#04x on the model", i, t.a_u8 ? "tdpbusd" : "tdpbssd",
+              t.dst, t.rows, t.dwords, t.a, t.b, t.quads, t.repeats,
+              t.zero_dst ? ", from zero" : "", at,
               at < sizeof got ? want[at] : 0, source, at < sizeof got ? got[at] : 0);
         CHECK(!tile_model_configured(), "trial %d: tiles still configured after tilerelease", i);
     }

@@ -1,6 +1,6 @@
 /*
  * A random trial of the tile instructions: one configuration (the three
- * tiles of a TDPBSSD at random shapes within palette 1, the other tiles
+ * tiles of a TDPBSSD or TDPBUSD at random shapes within palette 1, the other tiles
  * unused or at random valid shapes), operands at random strides of either
  * sign, int8 values with -128 edges, accumulators near the ends of int32 so
  * that the sums wrap, then the sequence of TILE_TRIAL_SEQUENCE. The model's
@@ -26,7 +26,8 @@ typedef struct tile_trial {
     int dst, a, b;
     unsigned rows, quads, dwords;      /* C is rows x dwords, A rows x quads dwords */
     int zero_dst;                      /* tilezero C instead of loading it */
-    unsigned repeats;                  /* tdpbssd this many times */
+    unsigned repeats;                  /* the multiply-adds this many times */
+    int a_u8;                          /* tdpbusd (A's bytes uint8), else tdpbssd */
     ptrdiff_t a_stride, b_stride, c_stride, out_stride;
     int8_t a_rows[TILE_TRIAL_BYTES], b_rows[TILE_TRIAL_BYTES];
     unsigned char c_rows[TILE_TRIAL_BYTES];  /* int32 accumulators */
@@ -61,7 +62,10 @@ void *tile_trial_out_row0(const tile_trial *t, unsigned char *out);
         OP(loadd)(b, tile_trial_row0((t)->b_rows, (t)->quads, (t)->b_stride),            \
                   (t)->b_stride);                                                       \
         for (unsigned r_ = 0; r_ < (t)->repeats; r_++)                                  \
-            OP(dpbssd)(dst, a, b);                                                      \
+            if ((t)->a_u8)                                                              \
+                OP(dpbusd)(dst, a, b);                                                  \
+            else                                                                        \
+                OP(dpbssd)(dst, a, b);                                                  \
         OP(stored)(dst, tile_trial_out_row0(t, out), (t)->out_stride);                  \
         OP(release)();                                                                  \
     } while (0)
