@@ -68,6 +68,12 @@ struct qmm_epilogue {
     qmm_fvec fbias;
     int fclamp;
     float fmin, fmax;
+    /* QMM_TYPE_I8 with modulus > 0 (odd, at most 255; not a caller's stage:
+     * the residues of the Chinese-remainder GEMMs, float_gemm/crt.h): C =
+     * the int32 sum's symmetric residue modulo `modulus`, in
+     * [-(modulus - 1) / 2, (modulus - 1) / 2], in place of a rounding rule;
+     * the int32 additions are not taken */
+    int32_t modulus;
     /* QMM_TYPE_I8, QMM_TYPE_U8 */
     qmm_rounding rounding;
     qmm_ivec multiplier, shift;  /* QMM_ROUND_TFLITE, QMM_ROUND_SINGLE */

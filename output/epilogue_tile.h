@@ -212,6 +212,25 @@ static ALWAYS_INLINE void LOCAL(dequantize_row)(const int32_t *restrict in,
     }
 }
 
+/* One row of residues: x - q p for q = x / p rounded in double, which is
+ * congruent to x modulo p and within p of the symmetric residue (the
+ * quotient's error is far below 1/2), then moved by p into
+ * [-(p - 1) / 2, (p - 1) / 2]. */
+static ALWAYS_INLINE void LOCAL(residue_row)(const int32_t *restrict in, uint8_t *restrict out,
+                                             size_t nv, int32_t p)
+{
+    const double inv = 1.0 / p;
+    const int32_t half = (p - 1) / 2;
+    for (size_t jj = 0; jj < nv; jj++) {
+        const double v = in[jj] * inv;
+        const int32_t q = (int32_t)(v + (v < 0 ? -0.5 : 0.5));
+        int32_t r = (int32_t)((uint32_t)in[jj] - (uint32_t)q * (uint32_t)p);
+        r -= r > half ? p : 0;
+        r += r < -half ? p : 0;
+        out[jj] = (uint8_t)r;
+    }
+}
+
 /* One row of an int8 or uint8 C: sums, then clamp(rule(s), lo, hi) + zp,
  * stored as its low byte (int8 and uint8 alike: the value is in the type's
  * range). `rounding` and `has_cols` are constants in each copy. */
@@ -339,6 +358,14 @@ static ALWAYS_INLINE void LOCAL(requantize)(const qmm_epilogue *e, size_t i, siz
                                             size_t nv, const LOCAL(sums) *s, uint8_t *buf,
                                             const int has_cols)
 {
+    if (e->modulus != 0) {
+        for (size_t ii = 0; ii < mv; ii++) {
+            uint8_t *out = LOCAL(row_out)(e, i, j, ii, buf);
+            LOCAL(residue_row)(s->s + (ptrdiff_t)ii * s->s_rs, out, nv, e->modulus);
+            LOCAL(put_row)(e, i, j, ii, nv, out);
+        }
+        return;
+    }
     const int32_t zp = e->zero_point, lo = e->qmin - zp, hi = e->qmax - zp;
     const qmm_rounding rule = e->rounding;
     LOCAL(fparam) pc;

@@ -1459,6 +1459,31 @@ static void stage_signed_zero(size_t ins)
     }
 }
 
+/* The residue stage (the Chinese-remainder GEMMs' int8 C): each sum's
+ * symmetric residue, whole int32 range, every odd modulus up to 255. */
+static void stage_residues(size_t ins)
+{
+    enum { ROWS = 3, COLS = 37 };
+    int32_t sums[ROWS * COLS];
+    int8_t got[ROWS * COLS];
+    size_t bad = 0;
+    for (int32_t p = 3; p <= 255; p += 2) {
+        for (size_t x = 0; x < ROWS * COLS; x++)
+            sums[x] = x == 0 ? INT32_MIN : x == 1 ? INT32_MAX : rand_i32() >> test_rand_below(32);
+        const qmm_epilogue e = {.type = QMM_TYPE_I8, .c = got, .rs = COLS, .cs = 1, .modulus = p};
+        stage_instances[ins].tile(&e, 0, 0, ROWS, COLS, sums, COLS, 1);
+        for (size_t x = 0; x < ROWS * COLS; x++) {
+            int64_t r = (int64_t)sums[x] % p;
+            r -= r > (p - 1) / 2 ? p : 0;
+            r += r < -(p - 1) / 2 ? p : 0;
+            if (got[x] != r && bad++ == 0)
+                test_fail(__FILE__, __LINE__, "stage instance %s: %d modulo %d gives %d, want %d",
+                          stage_instances[ins].name, sums[x], p, got[x], (int)r);
+        }
+        checks++;
+    }
+}
+
 static void stage_instances_agree(void)
 {
     static stage_values v;
@@ -1472,6 +1497,9 @@ static void stage_instances_agree(void)
         stage_instance_cases(ins, &v);
         stage_signed_zero(ins);
     }
+    for (size_t ins = 0; ins < COUNT(stage_instances); ins++)
+        if (qmm_cpu_has(stage_instances[ins].features))
+            stage_residues(ins);
 }
 
 /* ---- every kernel ------------------------------------------------------------- */

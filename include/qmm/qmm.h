@@ -444,6 +444,60 @@ QMM_API qmm_status qmm_dgemm_i8(size_t m, size_t n, size_t k,
                                 const double *a, size_t lda, const double *b, size_t ldb,
                                 double *c, size_t ldc, qmm_granularity g, unsigned slices);
 
+/* The same product by the Chinese remainder theorem (the Ozaki scheme II):
+ * one int8 GEMM per modulus, `moduli` of them (1 to QMM_CRT_MAX_MODULI), where
+ * the slices need s(s+1)/2; each modulus adds about 8 bits of accuracy until
+ * double's own. The scaling is per row of A and column of B.
+ *
+ * Precisely, with p_1 .. p_16 = 255, 253, 251, 247, 241, 239, 233, 229, 227,
+ * 223, 217, 211, 199, 197, 193, 191 (pairwise coprime), N = moduli, P_N =
+ * p_1 ... p_N and bits(N) = floor(log2 P_N) - 2 - ceil(log2 k):
+ *  - N moduli that cannot hold a product of depth k (bits(N) < 2: 1 modulus
+ *    serves up to k = 8, 2 up to k = 2048, 3 up to k = 2^19) are
+ *    QMM_ERR_INVALID_ARG. N is then lowered to the fewest moduli with
+ *    bits(N) >= 104 if that is fewer (more add time, not accuracy; for
+ *    instance 15 up to k = 2^10, 16 up to 2^18); P = P_N.
+ *  - alpha = min(floor(bits / 2), 52), beta = min(bits - floor(bits / 2), 52).
+ *  - E(i), F(j) as for qmm_dgemm_i8 per channel (|A(i,p)| < 2^E(i), |B(p,j)| <
+ *    2^F(j), 0 for a line of zeros); A'(i,p) = round(A(i,p) 2^(alpha - E(i))),
+ *    B'(p,j) = round(B(p,j) 2^(beta - F(j))), integers with |A'| <= 2^alpha
+ *    and |B'| <= 2^beta, so that X = A'B', computed exactly, has |X| < P/2.
+ *  - c_t(i,j) = X(i,j) modulo p_t, in [-(p_t - 1)/2, (p_t - 1)/2]: what the int8
+ *    GEMM of A' mod p_t by B' mod p_t (residues in [-127, 127], exact int32
+ *    sums reduced mod p_t) gives.
+ *  - The constants: y_t = (P / p_t)^-1 modulo p_t, in [1, p_t);
+ *    f1_t = round(y_t 2^40 / p_t) 2^-40 and f2_t = ((y_t 2^40 - round(y_t 2^40 / p_t) p_t)
+ *    / p_t) 2^-40, so that y_t / p_t = f1_t + f2_t, f2_t one rounding; P_hi = P and
+ *    P_lo = P - P_hi, each rounded to double.
+ *  - In double, each operation rounded once: t1 = sum_t c_t f1_t (exact),
+ *    t2 = sum_t c_t f2_t added from t = 1 up, v = (t1 - round(t1)) + t2,
+ *    v = v - round(v) (so v P = X modulo P, |v| <= 1/2), x = v P_hi + v P_lo,
+ *    C(i,j) = x 2^(E(i) - alpha + F(j) - beta).
+ * round() is to nearest, ties to even. So the error is that of rounding each
+ * row of A to alpha bits below its largest element and each column of B to
+ * beta bits (about 2^-(alpha+1) of the line's largest value per element),
+ * plus x's few roundings. On well-scaled data (the values of a line within a
+ * few powers of two of each other) QMM_CRT_FP64_MODULI moduli match a native
+ * double GEMM up to k = 2^18; an element 2^d below its line's largest keeps d
+ * fewer bits, so a line spanning many orders of magnitude loses its small
+ * values' accuracy where qmm_dgemm_i8's digits do not (still within the error
+ * a double GEMM has relative to |A||B|).
+ * It holds N(m k + k n + m n) bytes of int8 residues besides A, B and C. */
+#define QMM_CRT_FP64_MODULI 16
+#define QMM_CRT_MAX_MODULI 16
+QMM_API qmm_status qmm_dgemm_crt(size_t m, size_t n, size_t k,
+                                 const double *a, size_t lda, const double *b, size_t ldb,
+                                 double *c, size_t ldc, unsigned moduli);
+
+/* The same for float: A and B read exactly into double, C the double
+ * result rounded to float; QMM_CRT_FP32_MODULI moduli give each line 24 bits
+ * or more (a native float GEMM's accuracy on well-scaled data) up to
+ * k = 2^13. */
+#define QMM_CRT_FP32_MODULI 8
+QMM_API qmm_status qmm_sgemm_crt(size_t m, size_t n, size_t k,
+                                 const float *a, size_t lda, const float *b, size_t ldb,
+                                 float *c, size_t ldc, unsigned moduli);
+
 /*
  * Threads.
  *

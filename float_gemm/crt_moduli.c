@@ -1,0 +1,49 @@
+#include "crt_moduli.h"
+
+#include <math.h>
+
+/* Pairwise coprime, odd (so that every residue has a representative in
+ * [-127, 127] and the int8 products keep QMM_EXACT_DEPTH), largest first:
+ * 255 = 3·5·17, 253 = 11·23, 247 = 13·19, 217 = 7·31, the others prime. */
+static const int32_t moduli[QMM_CRT_MAX_MODULI] = {
+    255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211, 199, 197, 193, 191,
+};
+
+/* x^-1 modulo p, for x coprime to p. */
+static int32_t inverse_mod(int32_t x, int32_t p)
+{
+    for (int32_t y = 1; y < p; y++)
+        if (x * y % p == 1)
+            return y;
+    return 0;
+}
+
+enum { GRID = 40 };  /* f1 is a multiple of 2^-GRID */
+
+void qmm_crt_moduli_init(unsigned count, qmm_crt_moduli *out)
+{
+    out->count = count;
+    unsigned __int128 big = 1;
+    for (unsigned t = 0; t < count; t++) {
+        const int32_t p = moduli[t];
+        int32_t m_mod_p = 1;
+        for (unsigned u = 0; u < count; u++)
+            if (u != t)
+                m_mod_p = m_mod_p * (moduli[u] % p) % p;
+        const int64_t y = inverse_mod(m_mod_p, p);
+        /* y / p = f1 + f2: f1 = round(y 2^40 / p) 2^-40, exactly (p is odd:
+         * no ties); f2 from the exact integer remainder, one rounding. */
+        const int64_t scaled = y << GRID, whole = (scaled + p / 2) / p;
+        out->p[t] = p;
+        out->inv_p[t] = 1.0 / p;
+        out->f1[t] = ldexp((double)whole, -GRID);
+        out->f2[t] = ldexp((double)(scaled - whole * p) / p, -GRID);
+        big *= (unsigned)p;
+    }
+    /* P < 2^126 for 16 moduli: exact in 128 bits, each conversion one rounding. */
+    out->big_hi = (double)big;
+    out->big_lo = (double)((__int128)big - (__int128)out->big_hi);
+    out->bits = 0;
+    while (out->bits < 127 && big >> (out->bits + 1) != 0)
+        out->bits++;
+}
