@@ -6,7 +6,8 @@
  * A thread has one buffer per slot: QMM_WS_CALL for what a call keeps across
  * its tasks (the packed panels its tasks share, the partial sums of a depth
  * split), QMM_WS_OPERANDS for a quantized call's prepared operands and
- * corrections (compute/quantized.c). A call takes its buffers out of their
+ * corrections (compute/quantized.c), QMM_WS_FLOAT for the float GEMMs'
+ * int8 operands, residues and sums (float_gemm/float_gemm.h). A call takes its buffers out of their
  * slots while it runs and gives them back at the end, so that another call
  * made on the same thread meanwhile (an engine's pool that runs other work
  * while it waits) cannot reuse them. QMM_WS_CALL is bounded by the sweeps
@@ -19,7 +20,7 @@
 
 #include <stddef.h>
 
-enum qmm_workspace_slot { QMM_WS_CALL, QMM_WS_OPERANDS, QMM_WS_SLOTS };
+enum qmm_workspace_slot { QMM_WS_CALL, QMM_WS_OPERANDS, QMM_WS_FLOAT, QMM_WS_SLOTS };
 
 /* Every workspace is aligned to this (pack.h's QMM_PACK_MAX_ALIGN divides it). */
 #define QMM_WORKSPACE_ALIGN 64

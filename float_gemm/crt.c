@@ -1,17 +1,19 @@
 #include "crt.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../compute/job.h"
+#include "../compute/packed.h"
 #include "../compute/ranges.h"
 #include "../dispatch/choose.h"
 #include "../output/epilogue.h"
 #include "../platform/log.h"
+#include "../quantize/quantize.h"
 #include "crt_moduli.h"
+#include "crt_passes.h"
 #include "float_gemm.h"
 
 /* A' has at most this many bits, so that round_whole below is exact
@@ -55,64 +57,23 @@ static scale2 scale_of(int s)
     return (scale2){power_of_two(half), power_of_two(s - half)};
 }
 
-/* ---- exponents: the least E with |x| < 2^E over each line ------------------ */
+/* ---- exponents: the least E with |x| < 2^E over each line ---------------- */
 
-/* frexp's exponent of a line's largest magnitude; 0 for a line of zeros. */
-static int exponent_of(double most)
+/* Each line's E (frexp's exponent of its largest magnitude; 0 for a line of
+ * zeros), from the quantizers' extrema pass, which also refuses a NaN or
+ * infinite value. most holds a float or double per line. */
+static qmm_status line_exponents(qmm_crt_type type, const void *x, size_t ld, size_t rows,
+                                 size_t cols, qmm_per per, void *most, int *e)
 {
-    int e = 0;
-    if (most > 0)
-        frexp(most, &e);
-    return e;
-}
-
-typedef struct row_exponents {
-    qmm_crt_type type;
-    const void *x;
-    size_t ld, cols;
-    int *e;
-    atomic_int *bad;  /* set when an element is NaN or infinite */
-} row_exponents;
-
-static void rows_of_a(void *context, size_t task, size_t lo, size_t hi)
-{
-    (void)task;
-    const row_exponents *r = context;
-    for (size_t i = lo; i < hi; i++) {
-        double most = 0;
-        int finite = 1;
-        for (size_t p = 0; p < r->cols; p++) {
-            const double v = fabs(element(r->type, r->x, i * r->ld + p));
-            finite &= v <= 0x1.fffffffffffffp1023;
-            most = v > most ? v : most;
-        }
-        if (!finite)
-            atomic_store_explicit(r->bad, 1, memory_order_relaxed);
-        r->e[i] = exponent_of(most);
+    const int is_f64 = type == QMM_CRT_F64;
+    qmm_status st = qmm_quantize_max_abs(is_f64, x, ld, rows, cols, per, most);
+    for (size_t l = 0; st == QMM_OK && l < (per == QMM_PER_ROW ? rows : cols); l++) {
+        const double v = is_f64 ? ((const double *)most)[l] : ((const float *)most)[l];
+        e[l] = 0;
+        if (v > 0)
+            frexp(v, &e[l]);
     }
-}
-
-/* B's columns: each task takes a range of columns over all k rows. */
-static void columns_of_b(void *context, size_t task, size_t lo, size_t hi)
-{
-    (void)task;
-    const row_exponents *r = context;
-    enum { CHUNK = 64 };
-    for (size_t j0 = lo; j0 < hi; j0 += CHUNK) {
-        const size_t len = hi - j0 < CHUNK ? hi - j0 : CHUNK;
-        double most[CHUNK] = {0};
-        int finite = 1;
-        for (size_t p = 0; p < r->cols; p++)
-            for (size_t jj = 0; jj < len; jj++) {
-                const double v = fabs(element(r->type, r->x, p * r->ld + j0 + jj));
-                finite &= v <= 0x1.fffffffffffffp1023;
-                most[jj] = v > most[jj] ? v : most[jj];
-            }
-        if (!finite)
-            atomic_store_explicit(r->bad, 1, memory_order_relaxed);
-        for (size_t jj = 0; jj < len; jj++)
-            r->e[j0 + jj] = exponent_of(most[jj]);
-    }
+    return st;
 }
 
 /* ---- residues: A' and B' modulo every p, as int8 -------------------------- */
@@ -124,25 +85,14 @@ typedef struct residues {
     const scale2 *row_scale;   /* A: per row; NULL for B */
     const scale2 *col_scale;   /* B: per column; NULL for A */
     const qmm_crt_moduli *mod;
+    const qmm_crt_passes *passes;
     int8_t *out;               /* modulus t's rows x cols at out + t * plane, rows cols apart */
     size_t plane;
 } residues;
 
 enum { RUN = 256 };  /* elements of a row scaled at once, on the stack */
 
-/* The symmetric residue of x modulo p, from x - p round(x / p) (exact:
- * x and p q are integers below 2^53), which is within p of it. */
-static inline double symmetric_residue(double x, double p, double inv)
-{
-    const double half = (p - 1) / 2;
-    double r = x - p * round_whole(x * inv);
-    r -= r > half ? p : 0;
-    r += r < -half ? p : 0;
-    return r;
-}
-
-/* x' = round(x * 2^s) for a run of a row, then its symmetric residue modulo
- * each p (|r| <= 127). */
+/* x' = round(x * 2^s) for a run of a row, then its symmetric residues. */
 static void residue_rows(void *context, size_t task, size_t lo, size_t hi)
 {
     (void)task;
@@ -161,46 +111,50 @@ static void residue_rows(void *context, size_t task, size_t lo, size_t hi)
                 for (size_t jj = 0; jj < len; jj++)
                     v[jj] = round_whole(element(r->type, r->x, at + jj) * s[jj].f1 * s[jj].f2);
             }
-            for (unsigned t = 0; t < r->mod->count; t++) {
-                const double p = r->mod->p[t], inv = r->mod->inv_p[t];
-                int8_t *out = r->out + t * r->plane + i * r->cols + j0;
-                for (size_t jj = 0; jj < len; jj++)
-                    out[jj] = (int8_t)symmetric_residue(v[jj], p, inv);
-            }
+            r->passes->residues(v, len, r->mod, r->out + i * r->cols + j0, r->plane);
         }
 }
 
 /* ---- the products' residues ---------------------------------------------- */
 
 /* The symmetric residues of exact int64 sums (a product deeper than
- * QMM_EXACT_DEPTH, whose sums are below 2^53 for any k a size_t holds in
- * memory). */
+ * QMM_EXACT_DEPTH, whose sums are below 2^52 for any k a size_t holds in
+ * memory), modulo the one modulus of `mod`. */
 typedef struct deep_residues {
     const int64_t *s;
     int8_t *out;
     size_t n;
-    double p, inv;
+    const qmm_crt_moduli *mod;
+    const qmm_crt_passes *passes;
 } deep_residues;
 
 static void deep_residue_rows(void *context, size_t task, size_t lo, size_t hi)
 {
     (void)task;
     const deep_residues *d = context;
-    for (size_t at = lo * d->n; at < hi * d->n; at++)
-        d->out[at] = (int8_t)symmetric_residue((double)d->s[at], d->p, d->inv);
+    double v[RUN];
+    for (size_t at = lo * d->n; at < hi * d->n; at += RUN) {
+        const size_t len = hi * d->n - at < RUN ? hi * d->n - at : RUN;
+        for (size_t e = 0; e < len; e++)
+            v[e] = (double)d->s[at + e];
+        d->passes->residues(v, len, d->mod, d->out + at, 0);
+    }
 }
 
 /* C_t = A_t.B_t modulo p as int8 (m x n, dense): the int8 product's stage
- * keeps the residues while each tile is in cache; a deeper product than
- * int32 holds is summed in int64 first. */
-static qmm_status residue_product(const qmm_kernel *kern, size_t m, size_t n, size_t k,
-                                  const int8_t *a, const int8_t *b, int32_t p, double inv,
-                                  int8_t *c, int32_t *s32, int64_t *s64)
+ * keeps the residues while each tile is in cache (B_t packed beforehand
+ * when packed_b is not NULL); a deeper product than int32 holds is summed in
+ * int64 first. */
+static qmm_status residue_product(const qmm_kernel *kern, const qmm_crt_passes *passes,
+                                  size_t m, size_t n, size_t k, const int8_t *a,
+                                  const int8_t *b, const unsigned char *packed_b, int32_t p,
+                                  double inv, int8_t *c, int32_t *s32, int64_t *s64)
 {
     if (k > QMM_EXACT_DEPTH) {
         qmm_status st = qmm_exact_sums(m, n, k, a, k, b, n, s32, s64);
         if (st == QMM_OK) {
-            deep_residues d = {s64, c, n, p, inv};
+            const qmm_crt_moduli one = {.count = 1, .p = {p}, .inv_p = {inv}};
+            deep_residues d = {s64, c, n, &one, passes};
             qmm_ranges_for(m, (double)n, deep_residue_rows, &d);
         }
         return st;
@@ -208,7 +162,7 @@ static qmm_status residue_product(const qmm_kernel *kern, size_t m, size_t n, si
     qmm_epilogue e = {.tile = qmm_epilogue_pick(), .type = QMM_TYPE_I8, .c = c,
                       .rs = (ptrdiff_t)n, .cs = 1, .modulus = p};
     qmm_job job = {.kern = kern, .m = m, .n = n, .k = k, .a = a, .rsa = (ptrdiff_t)k, .csa = 1,
-                   .b = b, .rsb = (ptrdiff_t)n, .csb = 1, .epi = &e};
+                   .packed_b = packed_b, .b = b, .rsb = (ptrdiff_t)n, .csb = 1, .epi = &e};
     return qmm_job_run(&job);
 }
 
@@ -216,45 +170,29 @@ static qmm_status residue_product(const qmm_kernel *kern, size_t m, size_t n, si
 
 typedef struct rebuild {
     const qmm_crt_moduli *mod;
-    const int8_t *res;        /* modulus t's m x n residues at res + t * plane */
-    size_t plane, n, ldc;
+    const qmm_crt_passes *passes;
+    /* Rows row0 + [0, rows): modulus t's residues of row row0 + i at
+     * res + t * plane + i * n. */
+    const int8_t *res;
+    size_t row0, plane, n, ldc;
     const int *row_exp, *col_exp;   /* C(i,j) = X(i,j) * 2^(row_exp(i) + col_exp(j)) */
     int col_min, col_max;
     qmm_crt_type type;
     void *c;
 } rebuild;
 
-enum { COLS = 64 };  /* columns rebuilt at once, their sums on the stack */
-
 static void rebuild_rows(void *context, size_t task, size_t lo, size_t hi)
 {
     (void)task;
     const rebuild *r = context;
-    const qmm_crt_moduli *mod = r->mod;
-    double t1[COLS], t2[COLS], x[COLS];
-    for (size_t i = lo; i < hi; i++) {
-        const int e_lo = r->row_exp[i] + r->col_min, e_hi = r->row_exp[i] + r->col_max;
-        const int fast = e_lo >= -1022 && e_hi <= 1022;
-        for (size_t j0 = 0; j0 < r->n; j0 += COLS) {
-            const size_t len = r->n - j0 < COLS ? r->n - j0 : COLS;
-            for (size_t jj = 0; jj < len; jj++)
-                t1[jj] = t2[jj] = 0;
-            /* sum_t c_t f1_t exactly, sum_t c_t f2_t rounded in t's order. */
-            for (unsigned t = 0; t < mod->count; t++) {
-                const int8_t *c = r->res + t * r->plane + i * r->n + j0;
-                const double f1 = mod->f1[t], f2 = mod->f2[t];
-                for (size_t jj = 0; jj < len; jj++) {
-                    t1[jj] += c[jj] * f1;
-                    t2[jj] += c[jj] * f2;
-                }
-            }
-            for (size_t jj = 0; jj < len; jj++) {
-                double frac = (t1[jj] - round_whole(t1[jj])) + t2[jj];
-                frac -= round_whole(frac);
-                x[jj] = frac * mod->big_hi + frac * mod->big_lo;
-            }
+    double x[RUN];
+    for (size_t i = r->row0 + lo; i < r->row0 + hi; i++) {
+        const int ei = r->row_exp[i];
+        const int fast = ei + r->col_min >= -1022 && ei + r->col_max <= 1022;
+        for (size_t j0 = 0; j0 < r->n; j0 += RUN) {
+            const size_t len = r->n - j0 < RUN ? r->n - j0 : RUN;
+            r->passes->rebuild(r->res + (i - r->row0) * r->n + j0, r->plane, len, r->mod, x);
             const int *ce = r->col_exp + j0;
-            const int ei = r->row_exp[i];
             if (fast)
                 for (size_t jj = 0; jj < len; jj++)
                     x[jj] *= power_of_two(ei + ce[jj]);
@@ -273,6 +211,17 @@ static void rebuild_rows(void *context, size_t task, size_t lo, size_t hi)
 }
 
 /* ---- the call ------------------------------------------------------------ */
+
+/* Rows of a block whose residues of every modulus fill about BLOCK_BYTES,
+ * a multiple of the kernel's mr (at least one), or all m when fewer. */
+enum { BLOCK_BYTES = 1 << 22 };
+
+static size_t block_rows(unsigned mr, unsigned moduli, size_t n, size_t m)
+{
+    size_t rows = BLOCK_BYTES / ((size_t)moduli * n) / mr * mr;
+    rows = rows < mr ? mr : rows;
+    return rows < m ? rows : m;
+}
 
 /* ceil(log2 k), k >= 1. */
 static int ceil_log2(size_t k)
@@ -335,26 +284,38 @@ qmm_status qmm_crt_gemm(qmm_crt_type type, size_t m, size_t n, size_t k, const v
     }
     const int alpha = bits / 2 < MOST_BITS ? bits / 2 : MOST_BITS;
     const int beta = bits - alpha < MOST_BITS ? bits - alpha : MOST_BITS;
+    const qmm_kernel *kern = NULL;
+    if ((st = qmm_choose_kernel(m, n, &kern)) != QMM_OK)
+        return st;
     const int deep = k > QMM_EXACT_DEPTH;
+    /* A matrix kernel runs the products a block of rows at a time, each
+     * modulus's B packed once: the block's residues of every modulus stay
+     * in cache from its products to its rebuild. */
+    qmm_blocking blk;
+    size_t packed_stride = 0;
+    if (kern->nr > 1 && !deep && qmm_blocking_init(&blk, kern, 1, n, k) == QMM_OK) {
+        const size_t bytes = qmm_packed_bytes(&blk, QMM_PACKED_B);
+        if (bytes != 0 && bytes <= (SIZE_MAX / 2) / QMM_CRT_MAX_MODULI)
+            packed_stride = (bytes + QMM_PACK_MAX_ALIGN - 1) / QMM_PACK_MAX_ALIGN * QMM_PACK_MAX_ALIGN;
+    }
+    const size_t block = packed_stride != 0 ? block_rows(kern->mr, moduli, n, m) : m;
     /* m * k, k * n and m * n are spans of floats at least: no overflow. */
     const size_t sizes[] = {
         m * sizeof(int), n * sizeof(int), m * sizeof(scale2), n * sizeof(scale2),
-        moduli * m * k, moduli * k * n, moduli * m * n,
+        m * sizeof(double), n * sizeof(double),
+        moduli * m * k, moduli * k * n, moduli * block * n, moduli * packed_stride,
         deep ? m * n * sizeof(int32_t) : 0, deep ? m * n * sizeof(int64_t) : 0};
-    enum { EA, EB, SA, SB, RA, RB, RC, S32, S64, PARTS };
+    enum { EA, EB, SA, SB, MA, MB, RA, RB, RC, PB, S32, S64, PARTS };
     void *part[PARTS];
-    void *mem = qmm_float_gemm_buffers(PARTS, sizes, part);
+    size_t got;
+    void *mem = qmm_float_gemm_buffers(PARTS, sizes, part, &got);
     if (mem == NULL)
         return QMM_ERR_NO_MEMORY;
     int *ea = part[EA], *eb = part[EB];
-    atomic_int bad = 0;
-    row_exponents ra = {type, a, lda, k, ea, &bad}, rb = {type, b, ldb, k, eb, &bad};
-    qmm_ranges_for(m, (double)k, rows_of_a, &ra);
-    qmm_ranges_for(n, (double)k, columns_of_b, &rb);
-    if (atomic_load_explicit(&bad, memory_order_relaxed)) {
-        qmm_log("invalid argument: A or B has a NaN or infinite element");
-        free(mem);
-        return QMM_ERR_INVALID_ARG;
+    if ((st = line_exponents(type, a, lda, m, k, QMM_PER_ROW, part[MA], ea)) != QMM_OK ||
+        (st = line_exponents(type, b, ldb, k, n, QMM_PER_COL, part[MB], eb)) != QMM_OK) {
+        qmm_float_gemm_buffers_return(mem, got);
+        return st;
     }
     /* Row i of A times 2^(alpha - E(i)), column j of B times 2^(beta - F(j));
      * C(i, j) = X * 2^(E(i) - alpha + F(j) - beta). */
@@ -370,22 +331,33 @@ qmm_status qmm_crt_gemm(qmm_crt_type type, size_t m, size_t n, size_t k, const v
         col_min = j == 0 || eb[j] < col_min ? eb[j] : col_min;
         col_max = j == 0 || eb[j] > col_max ? eb[j] : col_max;
     }
-    residues res_a = {type, a, lda, m, k, sa, NULL, &mod, part[RA], m * k};
-    residues res_b = {type, b, ldb, k, n, NULL, sb, &mod, part[RB], k * n};
+    const qmm_crt_passes *passes = qmm_crt_passes_pick();
+    residues res_a = {type, a, lda, m, k, sa, NULL, &mod, passes, part[RA], m * k};
+    residues res_b = {type, b, ldb, k, n, NULL, sb, &mod, passes, part[RB], k * n};
     qmm_ranges_for(m, (double)k * moduli, residue_rows, &res_a);
     qmm_ranges_for(k, (double)n * moduli, residue_rows, &res_b);
-    const qmm_kernel *kern = NULL;
-    st = qmm_choose_kernel(m, n, &kern);
-    const int8_t *res_ra = part[RA], *res_rb = part[RB];
-    int8_t *rc = part[RC];
-    for (unsigned t = 0; t < moduli && st == QMM_OK; t++)
-        st = residue_product(kern, m, n, k, res_ra + t * m * k, res_rb + t * k * n, mod.p[t],
-                             mod.inv_p[t], rc + t * m * n, part[S32], part[S64]);
-    if (st == QMM_OK) {
-        rebuild r = {&mod, rc, m * n, n, ldc, ea, eb, col_min, col_max, type, c};
-        qmm_ranges_for(m, (double)n * moduli, rebuild_rows, &r);
+    const int8_t *ra = part[RA], *rb = part[RB];
+    unsigned char *pb = part[PB];
+    for (unsigned t = 0; packed_stride != 0 && t < moduli; t++) {
+        const qmm_panels x = qmm_packed(kern, &blk, QMM_PACKED_B, n, rb + t * k * n, 1,
+                                        (ptrdiff_t)n, pb + t * packed_stride);
+        qmm_packed_fill(&x, &blk);
     }
-    free(mem);
+    int8_t *rc = part[RC];
+    for (size_t i0 = 0; i0 < m && st == QMM_OK; i0 += block) {
+        const size_t rows = m - i0 < block ? m - i0 : block;
+        for (unsigned t = 0; t < moduli && st == QMM_OK; t++)
+            st = residue_product(kern, passes, rows, n, k, ra + t * m * k + i0 * k,
+                                 rb + t * k * n, packed_stride ? pb + t * packed_stride : NULL,
+                                 mod.p[t], mod.inv_p[t], rc + t * rows * n, part[S32],
+                                 part[S64]);
+        if (st == QMM_OK) {
+            rebuild r = {&mod, passes, rc, i0, rows * n, n, ldc, ea, eb, col_min, col_max,
+                         type, c};
+            qmm_ranges_for(rows, (double)n * moduli, rebuild_rows, &r);
+        }
+    }
+    qmm_float_gemm_buffers_return(mem, got);
     return st;
 }
 

@@ -103,7 +103,8 @@ qmm_status qmm_dgemm_i8(size_t m, size_t n, size_t k,
         m * n * sizeof(double), (per_channel ? n : 1) * sizeof(double)};
     enum { DA, DB, EA, EB, S32, S64, ACC, PB, PARTS };
     void *part[PARTS];
-    void *mem = qmm_float_gemm_buffers(PARTS, sizes, part);
+    size_t got;
+    void *mem = qmm_float_gemm_buffers(PARTS, sizes, part, &got);
     if (mem == NULL)
         return QMM_ERR_NO_MEMORY;
     int8_t *da = part[DA], *db = part[DB];
@@ -134,6 +135,6 @@ qmm_status qmm_dgemm_i8(size_t m, size_t n, size_t k,
         scale_out so = {part[ACC], part[EA], eb, pb, n, ldc, per_channel, c};
         qmm_ranges_for(m, (double)n, scale_rows, &so);
     }
-    free(mem);
+    qmm_float_gemm_buffers_return(mem, got);
     return st;
 }

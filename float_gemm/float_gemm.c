@@ -5,6 +5,7 @@
 
 #include "../compute/args.h"
 #include "../compute/ranges.h"
+#include "../compute/workspace.h"
 #include "../platform/log.h"
 
 qmm_status qmm_float_gemm_check(size_t m, size_t n, size_t k, const void *a, size_t lda,
@@ -54,7 +55,7 @@ static size_t aligned_size(size_t bytes)
     return (bytes + BUFFER_ALIGN - 1) / BUFFER_ALIGN * BUFFER_ALIGN;
 }
 
-void *qmm_float_gemm_buffers(size_t count, const size_t *sizes, void **parts)
+void *qmm_float_gemm_buffers(size_t count, const size_t *sizes, void **parts, size_t *got)
 {
     size_t total = 0;
     for (size_t i = 0; i < count; i++) {
@@ -65,7 +66,7 @@ void *qmm_float_gemm_buffers(size_t count, const size_t *sizes, void **parts)
         }
         total += rounded;
     }
-    unsigned char *mem = aligned_alloc(BUFFER_ALIGN, total == 0 ? BUFFER_ALIGN : total);
+    unsigned char *mem = qmm_workspace_take(QMM_WS_FLOAT, total == 0 ? BUFFER_ALIGN : total, got);
     if (mem == NULL) {
         qmm_log("out of memory: %zu bytes of quantized operands", total);
         return NULL;
@@ -75,6 +76,11 @@ void *qmm_float_gemm_buffers(size_t count, const size_t *sizes, void **parts)
         at += aligned_size(sizes[i]);
     }
     return mem;
+}
+
+void qmm_float_gemm_buffers_return(void *mem, size_t got)
+{
+    qmm_workspace_return(QMM_WS_FLOAT, mem, got);
 }
 
 typedef struct chunk_add {

@@ -20,10 +20,12 @@ qmm_status qmm_float_gemm_check(size_t m, size_t n, size_t k, const void *a, siz
 /* Zeros into C, m x n of elem-byte values (float or double). */
 void qmm_float_gemm_zero(size_t m, size_t n, void *c, size_t ldc, size_t elem);
 
-/* One allocation cut into parts: sizes[i] bytes each (64-byte aligned),
- * NULL (said under QMM_VERBOSE) when it cannot be had or the total
- * overflows. */
-void *qmm_float_gemm_buffers(size_t count, const size_t *sizes, void **parts);
+/* The calling thread's float-GEMM workspace (compute/workspace.h, kept
+ * from one call to the next) cut into parts: sizes[i] bytes each (64-byte
+ * aligned); its size in *got, for qmm_float_gemm_buffers_return. NULL (said
+ * under QMM_VERBOSE) when it cannot be had or the total overflows. */
+void *qmm_float_gemm_buffers(size_t count, const size_t *sizes, void **parts, size_t *got);
+void qmm_float_gemm_buffers_return(void *mem, size_t got);
 
 /* S = A.B exactly, for int8 A (m x depth, row stride lda, values in
  * [-127, 127]) and B (depth x n, row stride ldb), dense m x n: in s32 when

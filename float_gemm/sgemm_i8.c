@@ -50,7 +50,8 @@ qmm_status qmm_sgemm_i8(size_t m, size_t n, size_t k,
                             deep ? m * n * sizeof(int64_t) : 0};
     enum { QA, QB, SA, SB, S32, S64, PARTS };
     void *part[PARTS];
-    void *mem = qmm_float_gemm_buffers(PARTS, sizes, part);
+    size_t got;
+    void *mem = qmm_float_gemm_buffers(PARTS, sizes, part, &got);
     if (mem == NULL)
         return QMM_ERR_NO_MEMORY;
     const qmm_per per_a = g == QMM_PER_CHANNEL ? QMM_PER_ROW : QMM_PER_MATRIX;
@@ -81,6 +82,6 @@ qmm_status qmm_sgemm_i8(size_t m, size_t n, size_t k,
             qmm_ranges_for(m, (double)n, dequantize_rows, &dd);
         }
     }
-    free(mem);
+    qmm_float_gemm_buffers_return(mem, got);
     return st;
 }

@@ -212,19 +212,22 @@ static ALWAYS_INLINE void LOCAL(dequantize_row)(const int32_t *restrict in,
     }
 }
 
-/* One row of residues: x - q p for q = x / p rounded in double, which is
- * congruent to x modulo p and within p of the symmetric residue (the
- * quotient's error is far below 1/2), then moved by p into
- * [-(p - 1) / 2, (p - 1) / 2]. */
+/* One row of residues. x = hi 2^16 + lo (lo in [0, 2^16)) is congruent to
+ * y = hi (2^16 mod p) + lo, below 2^23 in magnitude: exact in float, whose
+ * quotient by p errs by far less than 1/2. y - q p for that quotient rounded
+ * is within p of the symmetric residue, then moved by p into
+ * [-(p - 1) / 2, (p - 1) / 2]. Every step in 32-bit lanes. */
 static ALWAYS_INLINE void LOCAL(residue_row)(const int32_t *restrict in, uint8_t *restrict out,
                                              size_t nv, int32_t p)
 {
-    const double inv = 1.0 / p;
-    const int32_t half = (p - 1) / 2;
+    const int32_t c16 = 65536 % p, half = (p - 1) / 2;
+    const float inv = 1.0f / (float)p;
     for (size_t jj = 0; jj < nv; jj++) {
-        const double v = in[jj] * inv;
-        const int32_t q = (int32_t)(v + (v < 0 ? -0.5 : 0.5));
-        int32_t r = (int32_t)((uint32_t)in[jj] - (uint32_t)q * (uint32_t)p);
+        const int32_t lo = in[jj] & 0xffff, hi = (in[jj] - lo) / 65536;
+        const int32_t y = hi * c16 + lo;
+        const float v = (float)y * inv;
+        const int32_t q = (int32_t)(v + (v < 0 ? -0.5f : 0.5f));
+        int32_t r = y - q * p;
         r -= r > half ? p : 0;
         r += r < -half ? p : 0;
         out[jj] = (uint8_t)r;
