@@ -21,12 +21,14 @@
 #
 #   scripts/bench.sh --compare [args]   installs OpenBLAS and gnuplot (as root,
 #       with apt-get) and runs qmm-compare instead: the float-through-int8
-#       recipe (qmm_sgemm_i8, qmm_dgemm_i8 with 1 to N slices) against
+#       recipes (qmm_sgemm_i8, qmm_dgemm_i8 with 1 to N slices, qmm_sgemm_crt
+#       and qmm_dgemm_crt with a list of counts of moduli) against
 #       OpenBLAS's cblas_dgemm (the FP64 reference) and cblas_sgemm, their
 #       errors and times, on one thread unless --threads N.
-#       Its arguments: [--shape MxKxN]... [--dist LIST] [--slices N] [--reps N]
-#       [--threads N] [--csv] [--plot FILE.png] (qmm-compare --help; a relative
-#       FILE is taken from the repository root, where the script runs).
+#       Its arguments: [--shape MxKxN]... [--dist LIST] [--slices N]
+#       [--moduli LIST] [--reps N] [--threads N] [--csv] [--plot FILE.png]
+#       (qmm-compare --help; a relative FILE is taken from the repository
+#       root, where the script runs).
 #
 #   scripts/bench.sh --build-types [rounds]   builds qmm-bench as Release and
 #       as RelWithDebInfo (-O2, the build type of most packagers) and times

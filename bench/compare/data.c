@@ -6,7 +6,7 @@
 #include "../rng.h"
 
 const char *const compare_dist_names[COMPARE_DIST_COUNT] = {
-    "uniform", "normal", "scaled", "outliers",
+    "uniform", "normal", "scaled", "outliers", "wide",
 };
 
 const char *const compare_dist_descriptions[COMPARE_DIST_COUNT] = {
@@ -14,6 +14,7 @@ const char *const compare_dist_descriptions[COMPARE_DIST_COUNT] = {
     "normal(0, 1)",
     "uniform, A's rows and B's columns times 10^u, u in [-3, 3]",
     "uniform, 0.1% of the elements times 1000",
+    "uniform, each element times 2^u, u a whole number in [-30, 30]",
 };
 
 /* The outliers' share of the elements, and their factor. */
@@ -21,6 +22,9 @@ const char *const compare_dist_descriptions[COMPARE_DIST_COUNT] = {
 #define OUTLIER_FACTOR 1000.0
 /* The scaled distribution's range of decimal exponents: [-3, 3]. */
 #define SCALE_DECADES 3.0
+/* The wide distribution's range of binary exponents: [-30, 30], so that a
+ * row or column spans some 18 decimal orders. */
+#define WIDE_OCTAVES 30
 
 /* Uniform in [0, 1): the top 53 bits, every value a double exactly. */
 static double uniform01(bench_rng *r)
@@ -70,10 +74,29 @@ static void add_outliers(bench_rng *r, double *x, size_t count)
     }
 }
 
+/* Magnitudes spread within every line, not only between lines: a row's small
+ * elements sit far below its largest, and per-line scaling (qmm_dgemm_i8's
+ * slices and the CRT methods' rounding alike count their bits from the
+ * line's largest) keeps few of their bits or none. */
+static double wide(bench_rng *r)
+{
+    const int u = (int)(bench_rng_next(r) % (2 * WIDE_OCTAVES + 1)) - WIDE_OCTAVES;
+    return ldexp(uniform_pm1(r), u);
+}
+
+/* Each distribution's elements before any scaling of lines or outliers. */
+static double (*const element_of[COMPARE_DIST_COUNT])(bench_rng *) = {
+    [COMPARE_UNIFORM] = uniform_pm1,
+    [COMPARE_NORMAL] = normal01,
+    [COMPARE_SCALED] = uniform_pm1,
+    [COMPARE_OUTLIERS] = uniform_pm1,
+    [COMPARE_WIDE] = wide,
+};
+
 static void draw(bench_rng *r, compare_dist d, double *x, size_t count)
 {
     for (size_t i = 0; i < count; i++)
-        x[i] = d == COMPARE_NORMAL ? normal01(r) : uniform_pm1(r);
+        x[i] = element_of[d](r);
 }
 
 int compare_make_operands(bench_shape s, compare_dist d, compare_operands *out)

@@ -17,8 +17,13 @@ typedef enum compare_dist {
     COMPARE_NORMAL,     /* normal(0, 1) */
     COMPARE_SCALED,     /* uniform, each row of A and column of B times 10^u, u in [-3, 3] */
     COMPARE_OUTLIERS,   /* uniform, 0.1% of the elements times 1000 */
+    COMPARE_WIDE,       /* uniform, each element times its own 2^u, u in [-30, 30] */
     COMPARE_DIST_COUNT
 } compare_dist;
+
+/* The distributions run when --dist is not given: those before COMPARE_WIDE,
+ * which is run by name only (a quarter more time for what one look shows). */
+#define COMPARE_DEFAULT_DIST_COUNT COMPARE_WIDE
 
 /* What --dist takes, and what the report says, by compare_dist. */
 extern const char *const compare_dist_names[COMPARE_DIST_COUNT];

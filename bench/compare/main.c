@@ -1,6 +1,7 @@
 /*
- * qmm-compare: how accurate and how fast the float-through-int8 recipe
- * (qmm_sgemm_i8, qmm_dgemm_i8) is against OpenBLAS's FP64 and FP32 GEMMs, on
+ * qmm-compare: how accurate and how fast the float-through-int8 recipes
+ * (qmm_sgemm_i8, qmm_dgemm_i8, and by the Chinese remainder theorem
+ * qmm_sgemm_crt, qmm_dgemm_crt) are against OpenBLAS's FP64 and FP32 GEMMs, on
  * several shapes and distributions of the operands. The work is split by
  * job: options.c reads the command line, data.c draws the operands,
  * methods.c runs each method, run.c times a case, accuracy.c measures the
@@ -31,7 +32,8 @@ static enum compare_exit run_cases(const compare_options *opt, compare_record *r
                                    size_t *record_count)
 {
     compare_method methods[COMPARE_MAX_METHODS];
-    const size_t count = compare_list_methods(opt->slices, methods);
+    const size_t count =
+        compare_list_methods(opt->slices, opt->moduli, opt->moduli_count, methods);
     enum compare_exit result = EXIT_ALL_PASSED;
     for (size_t s = 0; s < opt->shape_count; s++)
         for (size_t d = 0; d < opt->dist_count; d++) {

@@ -5,37 +5,78 @@
 #include <stdlib.h>
 
 #include "../blas.h"
+#include "options.h"
 
-size_t compare_list_methods(unsigned max_slices, compare_method *out)
+/* What each kind is: its function, whether its C is double and whether it
+ * has kernel-only calls. */
+static const struct kind_traits {
+    const char *function;
+    int is_double, has_kernel;
+} traits[] = {
+    [COMPARE_BLAS_DGEMM] = {"cblas_dgemm", 1, 0},
+    [COMPARE_BLAS_SGEMM] = {"cblas_sgemm", 0, 0},
+    [COMPARE_QMM_SGEMM_I8] = {"qmm_sgemm_i8", 0, 1},
+    [COMPARE_QMM_DGEMM_I8] = {"qmm_dgemm_i8", 1, 1},
+    [COMPARE_QMM_SGEMM_CRT] = {"qmm_sgemm_crt", 0, 1},
+    [COMPARE_QMM_DGEMM_CRT] = {"qmm_dgemm_crt", 1, 1},
+};
+
+/* The deepest product 1 and 2 moduli hold, as qmm.h gives them; 3 hold
+ * k up to 2^19, beyond any size --shape takes, and more hold more. */
+static const size_t deepest_for_moduli[] = {0, 8, 2048};
+_Static_assert(COMPARE_MAX_DIMENSION <= (size_t)1 << 19,
+               "3 moduli must hold every depth --shape takes");
+
+static size_t list_crt(compare_method_kind kind, const unsigned *moduli, size_t moduli_count,
+                       compare_method *out)
+{
+    for (size_t i = 0; i < moduli_count; i++)
+        out[i] = (compare_method){kind, QMM_PER_CHANNEL, 0, moduli[i]};
+    return moduli_count;
+}
+
+/* The float methods, then the double ones. */
+size_t compare_list_methods(unsigned max_slices, const unsigned *moduli, size_t moduli_count,
+                            compare_method *out)
 {
     size_t count = 0;
-    out[count++] = (compare_method){COMPARE_BLAS_DGEMM, QMM_PER_TENSOR, 0};
-    out[count++] = (compare_method){COMPARE_BLAS_SGEMM, QMM_PER_TENSOR, 0};
-    out[count++] = (compare_method){COMPARE_QMM_SGEMM_I8, QMM_PER_TENSOR, 0};
-    out[count++] = (compare_method){COMPARE_QMM_SGEMM_I8, QMM_PER_CHANNEL, 0};
+    out[count++] = (compare_method){COMPARE_BLAS_DGEMM, QMM_PER_TENSOR, 0, 0};
+    out[count++] = (compare_method){COMPARE_BLAS_SGEMM, QMM_PER_TENSOR, 0, 0};
+    out[count++] = (compare_method){COMPARE_QMM_SGEMM_I8, QMM_PER_TENSOR, 0, 0};
+    out[count++] = (compare_method){COMPARE_QMM_SGEMM_I8, QMM_PER_CHANNEL, 0, 0};
+    count += list_crt(COMPARE_QMM_SGEMM_CRT, moduli, moduli_count, out + count);
     for (unsigned s = 1; s <= max_slices; s++)
-        out[count++] = (compare_method){COMPARE_QMM_DGEMM_I8, QMM_PER_CHANNEL, s};
+        out[count++] = (compare_method){COMPARE_QMM_DGEMM_I8, QMM_PER_CHANNEL, s, 0};
+    count += list_crt(COMPARE_QMM_DGEMM_CRT, moduli, moduli_count, out + count);
     return count;
 }
 
 const char *compare_method_function(const compare_method *m)
 {
-    switch (m->kind) {
-    case COMPARE_BLAS_DGEMM:
-        return "cblas_dgemm";
-    case COMPARE_BLAS_SGEMM:
-        return "cblas_sgemm";
-    case COMPARE_QMM_SGEMM_I8:
-        return "qmm_sgemm_i8";
-    case COMPARE_QMM_DGEMM_I8:
-        break;
-    }
-    return "qmm_dgemm_i8";
+    return traits[m->kind].function;
 }
 
 int compare_method_has_kernel(const compare_method *m)
 {
-    return m->kind == COMPARE_QMM_SGEMM_I8 || m->kind == COMPARE_QMM_DGEMM_I8;
+    return traits[m->kind].has_kernel;
+}
+
+static int is_crt(const compare_method *m)
+{
+    return m->kind == COMPARE_QMM_SGEMM_CRT || m->kind == COMPARE_QMM_DGEMM_CRT;
+}
+
+unsigned compare_method_count(const compare_method *m)
+{
+    return is_crt(m) ? m->moduli : m->slices;
+}
+
+size_t compare_method_deepest(const compare_method *m)
+{
+    const size_t known = sizeof deepest_for_moduli / sizeof deepest_for_moduli[0];
+    if (!is_crt(m) || m->moduli >= known)
+        return SIZE_MAX;
+    return deepest_for_moduli[m->moduli];
 }
 
 const char *compare_method_granularity(const compare_method *m)
@@ -61,25 +102,44 @@ void compare_method_label(const compare_method *m, char *text, size_t size)
         snprintf(text, size, "qmm_dgemm_i8 per %s, %u slice%s", compare_method_granularity(m),
                  m->slices, m->slices == 1 ? "" : "s");
         return;
+    case COMPARE_QMM_SGEMM_CRT:
+    case COMPARE_QMM_DGEMM_CRT:
+        snprintf(text, size, "%s, %u modul%s", compare_method_function(m), m->moduli,
+                 m->moduli == 1 ? "us" : "i");
+        return;
     }
+}
+
+/* How many int8 GEMMs of m x n x k the kernel-only calls of m are worth. */
+static double gemms_worth(const compare_method *m)
+{
+    switch (m->kind) {
+    case COMPARE_QMM_SGEMM_I8:
+        return 1.0;
+    case COMPARE_QMM_DGEMM_I8:
+        return (double)m->slices * (double)(m->slices + 1) / 2.0;
+    case COMPARE_QMM_SGEMM_CRT:
+    case COMPARE_QMM_DGEMM_CRT:
+        return (double)m->moduli;
+    case COMPARE_BLAS_DGEMM:
+    case COMPARE_BLAS_SGEMM:
+        break;
+    }
+    return 0.0;
 }
 
 double compare_kernel_ops(const compare_method *m, bench_shape s)
 {
-    const double one_gemm = 2.0 * (double)s.m * (double)s.n * (double)s.k;
-    if (m->kind == COMPARE_QMM_SGEMM_I8)
-        return one_gemm;
-    if (m->kind == COMPARE_QMM_DGEMM_I8)
-        return one_gemm * (double)m->slices * (double)(m->slices + 1) / 2.0;
-    return 0.0;
+    return 2.0 * (double)s.m * (double)s.n * (double)s.k * gemms_worth(m);
 }
 
 /* One method on the case's operands. */
 typedef struct contender {
     compare_method method;
-    void *c;                 /* m x n: double for cblas_dgemm and qmm_dgemm_i8, else float */
+    void *c;                 /* m x n: double for the double methods, else float */
     /* Kernel only: qmm_sgemm_i8's operands quantized as it quantizes them
-     * (owned), or qmm_dgemm_i8's slices (the case's, shared). */
+     * (owned), or the stand-ins for qmm_dgemm_i8's slices or the CRT
+     * functions' residues (the case's, shared). */
     int8_t *own_qa, *own_qb;
     const int8_t *qa, *qb;
 } contender;
@@ -89,14 +149,20 @@ struct compare_contenders {
     size_t count;
     contender *who;
     int32_t *sums;           /* the kernel-only calls' C, m x n, shared */
-    /* Stand-ins for qmm_dgemm_i8's slices, for the most slices asked:
-     * A m x (slices * k), B (slices * k) x n. */
-    int8_t *slices_a, *slices_b;
+    /* Stand-ins for qmm_dgemm_i8's slices and the CRT functions' residues,
+     * for the most slices or moduli asked, L: A m x (L * k) (slices side by
+     * side in a row, or one m x k block per modulus), B (L * k) x n. */
+    int8_t *layers_a, *layers_b;
 };
 
 static int is_double(const compare_method *m)
 {
-    return m->kind == COMPARE_BLAS_DGEMM || m->kind == COMPARE_QMM_DGEMM_I8;
+    return traits[m->kind].is_double;
+}
+
+static int uses_stand_ins(const compare_method *m)
+{
+    return m->kind == COMPARE_QMM_DGEMM_I8 || is_crt(m);
 }
 
 /* qmm_sgemm_i8's own first step on the float operands, by the public call,
@@ -127,27 +193,28 @@ static qmm_status quantize_like_sgemm_i8(const compare_operands *o, contender *w
     return st;
 }
 
-static unsigned most_slices(const compare_method *methods, size_t count)
+/* The k-deep layers of the stand-ins that the methods need at most. */
+static unsigned most_layers(const compare_method *methods, size_t count)
 {
     unsigned most = 0;
     for (size_t i = 0; i < count; i++)
-        if (methods[i].kind == COMPARE_QMM_DGEMM_I8 && methods[i].slices > most)
-            most = methods[i].slices;
+        if (uses_stand_ins(&methods[i]) && compare_method_count(&methods[i]) > most)
+            most = compare_method_count(&methods[i]);
     return most;
 }
 
-static int make_slices(compare_contenders *c, unsigned slices)
+static int make_stand_ins(compare_contenders *c, unsigned layers)
 {
-    if (slices == 0)
+    if (layers == 0)
         return 1;
     const bench_shape s = c->operands->shape;
-    const size_t a_count = s.m * s.k * slices, b_count = s.k * slices * s.n;
-    c->slices_a = malloc(a_count);
-    c->slices_b = malloc(b_count);
-    if (c->slices_a == NULL || c->slices_b == NULL)
+    const size_t a_count = s.m * s.k * layers, b_count = s.k * layers * s.n;
+    c->layers_a = malloc(a_count);
+    c->layers_b = malloc(b_count);
+    if (c->layers_a == NULL || c->layers_b == NULL)
         return 0;
-    compare_fill_digits(c->slices_a, a_count);
-    compare_fill_digits(c->slices_b, b_count);
+    compare_fill_digits(c->layers_a, a_count);
+    compare_fill_digits(c->layers_b, b_count);
     return 1;
 }
 
@@ -163,9 +230,9 @@ static int prepare_one(compare_contenders *c, contender *w)
             fprintf(stderr, "qmm-compare: qmm_quantize_symmetric_f32: %s\n", qmm_status_str(st));
             return 0;
         }
-    } else if (w->method.kind == COMPARE_QMM_DGEMM_I8) {
-        w->qa = c->slices_a;
-        w->qb = c->slices_b;
+    } else if (uses_stand_ins(&w->method)) {
+        w->qa = c->layers_a;
+        w->qb = c->layers_b;
     }
     return 1;
 }
@@ -180,7 +247,7 @@ compare_contenders *compare_prepare(const compare_operands *o, const compare_met
     c->count = count;
     c->who = calloc(count, sizeof *c->who);
     c->sums = malloc(o->shape.m * o->shape.n * sizeof *c->sums);
-    int ok = c->who != NULL && c->sums != NULL && make_slices(c, most_slices(methods, count));
+    int ok = c->who != NULL && c->sums != NULL && make_stand_ins(c, most_layers(methods, count));
     for (size_t i = 0; ok && i < count; i++) {
         c->who[i].method = methods[i];
         ok = prepare_one(c, &c->who[i]);
@@ -204,8 +271,8 @@ void compare_release(compare_contenders *c)
     }
     free(c->who);
     free(c->sums);
-    free(c->slices_a);
-    free(c->slices_b);
+    free(c->layers_a);
+    free(c->layers_b);
     free(c);
 }
 
@@ -229,10 +296,15 @@ qmm_status compare_run_end_to_end(compare_contenders *c, size_t i)
         return qmm_sgemm_i8(s.m, s.n, s.k, o->af, s.k, o->bf, s.n, w->c, s.n,
                             w->method.granularity);
     case COMPARE_QMM_DGEMM_I8:
+        return qmm_dgemm_i8(s.m, s.n, s.k, o->a, s.k, o->b, s.n, w->c, s.n,
+                            w->method.granularity, w->method.slices);
+    case COMPARE_QMM_SGEMM_CRT:
+        return qmm_sgemm_crt(s.m, s.n, s.k, o->af, s.k, o->bf, s.n, w->c, s.n,
+                             w->method.moduli);
+    case COMPARE_QMM_DGEMM_CRT:
         break;
     }
-    return qmm_dgemm_i8(s.m, s.n, s.k, o->a, s.k, o->b, s.n, w->c, s.n, w->method.granularity,
-                        w->method.slices);
+    return qmm_dgemm_crt(s.m, s.n, s.k, o->a, s.k, o->b, s.n, w->c, s.n, w->method.moduli);
 }
 
 /* qmm_sgemm_i8's product: int8 to the exact int32 sums, through qmm_gemm
@@ -265,6 +337,20 @@ static qmm_status run_slice_products(compare_contenders *c, const contender *w)
     return QMM_OK;
 }
 
+/* The CRT functions' products, one per modulus: m x n of depth k, on the
+ * modulus' own m x k block of A and k x n block of B, as the residues lie. */
+static qmm_status run_residue_products(compare_contenders *c, const contender *w)
+{
+    const bench_shape s = c->operands->shape;
+    for (size_t t = 0; t < w->method.moduli; t++) {
+        qmm_status st = qmm_i8_i32(s.m, s.n, s.k, w->qa + t * s.m * s.k, s.k,
+                                   w->qb + t * s.k * s.n, s.n, c->sums, s.n);
+        if (st != QMM_OK)
+            return st;
+    }
+    return QMM_OK;
+}
+
 qmm_status compare_run_kernel(compare_contenders *c, size_t i)
 {
     const contender *w = &c->who[i];
@@ -272,6 +358,8 @@ qmm_status compare_run_kernel(compare_contenders *c, size_t i)
         return run_int8_product(c, w);
     if (w->method.kind == COMPARE_QMM_DGEMM_I8)
         return run_slice_products(c, w);
+    if (is_crt(&w->method))
+        return run_residue_products(c, w);
     return QMM_ERR_INVALID_ARG;  /* BLAS has no kernel-only call */
 }
 

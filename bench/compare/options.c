@@ -28,23 +28,33 @@ void compare_print_usage(FILE *out)
 {
     fprintf(out,
             "usage: qmm-compare [--shape MxKxN]... [--dist NAME[,NAME]...] [--slices N]\n"
-            "                   [--reps N] [--threads N] [--csv] [--plot FILE.png]\n"
+            "                   [--moduli N[,N]...] [--reps N] [--threads N] [--csv]\n"
+            "                   [--plot FILE.png]\n"
             "       qmm-compare --help\n"
             "\n"
-            "The float-through-int8 recipe against FP64: for each shape\n"
+            "The float-through-int8 recipes against FP64: for each shape\n"
             "C[MxN] = A[MxK].B[KxN] and each distribution of A and B (drawn in double),\n"
             "the accuracy and the speed of\n"
             "  OpenBLAS cblas_dgemm       the FP64 reference, itself timed\n"
             "  OpenBLAS cblas_sgemm       on float copies of A and B\n"
             "  qmm_sgemm_i8               on the float copies, per tensor and per channel\n"
+            "  qmm_sgemm_crt              on the float copies, with each --moduli count\n"
             "  qmm_dgemm_i8               per channel, with 1, 2, .. --slices slices\n"
+            "  qmm_dgemm_crt              with each --moduli count\n"
             "\n"
             "  --shape MxKxN  run this shape; repeatable; replaces the defaults (MiniLM on\n"
             "                 128 tokens: 128x384x384, 128x384x1152, 128x384x1536,\n"
             "                 128x1536x384; and 1024x1024x1024); sizes 1 to %d\n"
-            "  --dist LIST    the distributions (below), comma-separated (default: all four)\n"
+            "  --dist LIST    the distributions (below), comma-separated (default: all but\n"
+            "                 wide, which would add a quarter to the run's time)\n"
             "  --slices N     qmm_dgemm_i8 rows for 1 to N slices, 1 to %d (default %d:\n"
             "                 QMM_FP64_SLICES + 1); the run's time grows as N^3\n"
+            "  --moduli LIST  qmm_sgemm_crt and qmm_dgemm_crt rows for these counts of\n"
+            "                 moduli, comma-separated, each 1 to %d and once, listed in\n"
+            "                 increasing order (default " COMPARE_DEFAULT_MODULI "); a row's\n"
+            "                 int8 GEMMs are as many as its count. A count too few for a\n"
+            "                 shape's K (1 modulus holds K up to 8, 2 up to 2048) is\n"
+            "                 refused by qmm: its row says so, and is skipped, not failed\n"
             "  --reps N       timed rounds per case, 1 to %d (default %d, or %d for a case\n"
             "                 whose untimed round took over %g s); the median is reported\n"
             "  --threads N    threads of qmm and of OpenBLAS alike, 1 to %d (default 1)\n"
@@ -55,28 +65,27 @@ void compare_print_usage(FILE *out)
             "                 and shape\n"
             "  --help         this text\n"
             "\n"
-            "Distributions of A and B, drawn in double from fixed seeds:\n"
-            "  uniform   %s\n"
-            "  normal    %s\n"
-            "  scaled    %s\n"
-            "  outliers  %s\n"
-            "\n"
-            "Columns:\n",
-            COMPARE_MAX_DIMENSION, QMM_MAX_SLICES, COMPARE_DEFAULT_SLICES,
+            "Distributions of A and B, drawn in double from fixed seeds:\n",
+            COMPARE_MAX_DIMENSION, QMM_MAX_SLICES, COMPARE_DEFAULT_SLICES, QMM_CRT_MAX_MODULI,
             MAX_USER_REPS, COMPARE_REPS, COMPARE_SLOW_REPS, COMPARE_SLOW_ROUND_SECONDS,
-            QMM_MAX_THREADS, compare_dist_descriptions[COMPARE_UNIFORM],
-            compare_dist_descriptions[COMPARE_NORMAL], compare_dist_descriptions[COMPARE_SCALED],
-            compare_dist_descriptions[COMPARE_OUTLIERS]);
+            QMM_MAX_THREADS);
+    for (size_t d = 0; d < COMPARE_DIST_COUNT; d++)
+        fprintf(out, "  %-9s %s\n", compare_dist_names[d], compare_dist_descriptions[d]);
+    fprintf(out, "\nColumns:\n");
     compare_print_legend(out);
     fprintf(out,
             "\n"
-            "Checks: every qmm call must return QMM_OK with no NaN in C, and on uniform data\n"
-            "the relative L2 error of qmm_sgemm_i8 (either granularity) must be at most %.0e\n"
-            "and that of qmm_dgemm_i8 with %d (QMM_FP64_SLICES) or more slices at most %.0e.\n"
+            "Checks: every qmm call must return QMM_OK with no NaN in C (a CRT call refused\n"
+            "for too few moduli for K only skips its row), and on uniform data the\n"
+            "relative L2 error must be at most %.0e for qmm_sgemm_i8 (either granularity),\n"
+            "%.0e for qmm_sgemm_crt with %d (QMM_CRT_FP32_MODULI) or more moduli, and\n"
+            "%.0e for qmm_dgemm_i8 with %d (QMM_FP64_SLICES) or more slices and for\n"
+            "qmm_dgemm_crt with %d (QMM_CRT_FP64_MODULI) or more moduli.\n"
             "\n"
             "Exit status: 0 when every check passed; 1 when a check, a call, an allocation or\n"
             "the plot failed; 2 for bad arguments, or --plot without gnuplot on PATH.\n",
-            COMPARE_SGEMM_I8_BOUND, QMM_FP64_SLICES, COMPARE_DGEMM_I8_BOUND);
+            COMPARE_SGEMM_I8_BOUND, COMPARE_SGEMM_CRT_BOUND, QMM_CRT_FP32_MODULI,
+            COMPARE_DGEMM_I8_BOUND, QMM_FP64_SLICES, QMM_CRT_FP64_MODULI);
 }
 
 /* "NAME,NAME,...", each a compare_dist_names entry, none twice. */
@@ -99,6 +108,28 @@ static int parse_dists(const char *text, compare_options *opt)
             return 1;
         text += length + 1;
     }
+}
+
+/* "N,N,...", each from 1 to QMM_CRT_MAX_MODULI, none twice: into
+ * opt->moduli in increasing order, so that the plot's lines run one way. */
+static int parse_moduli(const char *text, compare_options *opt)
+{
+    int chosen[QMM_CRT_MAX_MODULI + 1] = {0};
+    while (1) {
+        size_t count;
+        if (!bench_read_number(&text, QMM_CRT_MAX_MODULI, &count) || chosen[count])
+            return 0;
+        chosen[count] = 1;
+        if (*text == '\0')
+            break;
+        if (*text++ != ',')
+            return 0;
+    }
+    opt->moduli_count = 0;
+    for (unsigned count = 1; count <= QMM_CRT_MAX_MODULI; count++)
+        if (chosen[count])
+            opt->moduli[opt->moduli_count++] = count;
+    return 1;
 }
 
 static compare_parse_result bad(const char *what, const char *arg)
@@ -124,8 +155,8 @@ static compare_parse_result parse_value(const char *arg, const char *value,
         ++*shapes;
     } else if (is(arg, "--dist")) {
         if (!parse_dists(value, opt))
-            return bad("--dist needs names among uniform, normal, scaled and outliers, "
-                       "comma-separated, each once, not ",
+            return bad("--dist needs names among uniform, normal, scaled, outliers and "
+                       "wide, comma-separated, each once, not ",
                        value);
     } else if (is(arg, "--slices")) {
         if (!bench_parse_whole(value, QMM_MAX_SLICES, &v))
@@ -133,6 +164,11 @@ static compare_parse_result parse_value(const char *arg, const char *value,
                        ", not ",
                        value);
         opt->slices = (unsigned)v;
+    } else if (is(arg, "--moduli")) {
+        if (!parse_moduli(value, opt))
+            return bad("--moduli needs whole numbers from 1 to " VALUE_TEXT(
+                           QMM_CRT_MAX_MODULI) ", comma-separated, each once, not ",
+                       value);
     } else if (is(arg, "--reps")) {
         if (!bench_parse_whole(value, MAX_USER_REPS, &opt->reps))
             return bad("--reps needs a whole number from 1 to " VALUE_TEXT(MAX_USER_REPS)
@@ -155,10 +191,11 @@ compare_parse_result compare_parse_options(int argc, char **argv, compare_option
 {
     memset(opt, 0, sizeof *opt);
     opt->slices = COMPARE_DEFAULT_SLICES;
+    parse_moduli(COMPARE_DEFAULT_MODULI, opt);
     opt->threads = 1;
-    for (size_t d = 0; d < COMPARE_DIST_COUNT; d++)
+    for (size_t d = 0; d < COMPARE_DEFAULT_DIST_COUNT; d++)
         opt->dists[d] = (compare_dist)d;
-    opt->dist_count = COMPARE_DIST_COUNT;
+    opt->dist_count = COMPARE_DEFAULT_DIST_COUNT;
     /* Room for every argument being a shape. */
     opt->parsed_shapes = malloc((size_t)argc * sizeof *opt->parsed_shapes);
     if (opt->parsed_shapes == NULL)
@@ -173,7 +210,8 @@ compare_parse_result compare_parse_options(int argc, char **argv, compare_option
             continue;
         }
         if (!is(arg, "--shape") && !is(arg, "--dist") && !is(arg, "--slices") &&
-            !is(arg, "--reps") && !is(arg, "--threads") && !is(arg, "--plot"))
+            !is(arg, "--moduli") && !is(arg, "--reps") && !is(arg, "--threads") &&
+            !is(arg, "--plot"))
             return bad("unknown argument ", arg);
         if (i + 1 == argc)
             return bad("missing value after ", arg);

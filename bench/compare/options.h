@@ -13,6 +13,11 @@
  * on well-scaled data, so that the table shows where the gains stop. */
 #define COMPARE_DEFAULT_SLICES (QMM_FP64_SLICES + 1)
 
+/* The default --moduli, for qmm_sgemm_crt and qmm_dgemm_crt alike: from
+ * below QMM_CRT_FP32_MODULI up to QMM_CRT_FP64_MODULI, so that the table
+ * shows where each function reaches its float's accuracy. */
+#define COMPARE_DEFAULT_MODULI "4,6,8,12,14,16"
+
 /* The sizes are given to cblas as int and the slices' int8 operands are
  * slices * k wide: 2^16 keeps both far from overflow, and a typo from
  * asking for terabytes. */
@@ -21,9 +26,11 @@
 typedef struct compare_options {
     const bench_shape *shapes;  /* the --shape list, else the defaults */
     size_t shape_count;
-    compare_dist dists[COMPARE_DIST_COUNT];  /* --dist, in the order given, else all */
+    compare_dist dists[COMPARE_DIST_COUNT];  /* --dist, in the order given, else the defaults */
     size_t dist_count;
     unsigned slices;            /* --slices: qmm_dgemm_i8 rows for 1 .. slices */
+    unsigned moduli[QMM_CRT_MAX_MODULI];  /* --moduli: the CRT rows' counts, increasing */
+    size_t moduli_count;
     size_t reps;                /* --reps; 0 when chosen per case (run.h) */
     size_t threads;             /* --threads: qmm's and OpenBLAS's */
     int csv;                    /* --csv */

@@ -36,24 +36,38 @@ extern char **environ;  /* POSIX: the program declares it */
 static const int point_types[] = {5, 7, 9, 11, 13, 15, 4, 6, 8, 10, 12, 14};
 #define POINT_TYPES (sizeof point_types / sizeof point_types[0])
 
-/* A method family's colour and key text; qmm_dgemm_i8's slices share one
- * colour, a line joining them per shape and a label giving the count. */
+/* A method family's colour and key text. The families with a count
+ * (qmm_dgemm_i8's slices, the CRT functions' moduli) have a line too, in a
+ * lighter colour, joining their points per shape, and a label giving the
+ * count; the others have no line colour. */
 typedef struct family {
     compare_method_kind kind;
     qmm_granularity granularity;
     const char *colour;
+    const char *line_colour;
     const char *title;
 } family;
 
 static const family families[] = {
-    {COMPARE_BLAS_SGEMM, QMM_PER_TENSOR, "#d95f02", "OpenBLAS cblas_sgemm (FP32)"},
-    {COMPARE_QMM_SGEMM_I8, QMM_PER_TENSOR, "#e7298a", "qmm_sgemm_i8 per tensor"},
-    {COMPARE_QMM_SGEMM_I8, QMM_PER_CHANNEL, "#1b9e77", "qmm_sgemm_i8 per channel"},
-    {COMPARE_QMM_DGEMM_I8, QMM_PER_CHANNEL, "#1f5fbf",
+    {COMPARE_BLAS_SGEMM, QMM_PER_TENSOR, "#d95f02", NULL, "OpenBLAS cblas_sgemm (FP32)"},
+    {COMPARE_QMM_SGEMM_I8, QMM_PER_TENSOR, "#e7298a", NULL, "qmm_sgemm_i8 per tensor"},
+    {COMPARE_QMM_SGEMM_I8, QMM_PER_CHANNEL, "#1b9e77", NULL, "qmm_sgemm_i8 per channel"},
+    {COMPARE_QMM_SGEMM_CRT, QMM_PER_CHANNEL, "#7b3fa8", "#cdb6e0",
+     "qmm_sgemm_crt (label: moduli)"},
+    {COMPARE_QMM_DGEMM_I8, QMM_PER_CHANNEL, "#1f5fbf", "#a8c4ec",
      "qmm_dgemm_i8 per channel (label: slices)"},
+    {COMPARE_QMM_DGEMM_CRT, QMM_PER_CHANNEL, "#a6761d", "#e3cfa6",
+     "qmm_dgemm_crt (label: moduli)"},
 };
 #define FAMILIES (sizeof families / sizeof families[0])
-#define SLICES_FAMILY 3
+
+/* The most slices or moduli a point can be labelled with. */
+#define MOST_COUNT (QMM_MAX_SLICES > QMM_CRT_MAX_MODULI ? QMM_MAX_SLICES : QMM_CRT_MAX_MODULI)
+
+static int counted(size_t f)
+{
+    return families[f].line_colour != NULL;
+}
 
 int compare_gnuplot_found(void)
 {
@@ -102,9 +116,9 @@ static int plotted(const compare_record *r)
            r->reference_seconds > 0;
 }
 
-/* One panel's data of family f: "x y point_type slices" per point; for the
- * slices, the shapes' runs apart by blank lines, so that the line joining
- * one shape's points breaks before the next. */
+/* One panel's data of family f: "x y point_type count" per point; for a
+ * family with a count, the shapes' runs apart by blank lines, so that the
+ * line joining one shape's points breaks before the next. */
 static void write_data(FILE *out, const char *name, const compare_record *records, size_t count,
                        compare_dist d, size_t f, int *zero_seen)
 {
@@ -114,38 +128,39 @@ static void write_data(FILE *out, const char *name, const compare_record *record
         const compare_record *r = &records[i];
         if (r->dist != d || !is_family(r, &families[f]) || !plotted(r))
             continue;
-        if (f == SLICES_FAMILY && last_shape != (size_t)-1 && r->shape_index != last_shape)
+        if (counted(f) && last_shape != (size_t)-1 && r->shape_index != last_shape)
             fprintf(out, "\n");
         last_shape = r->shape_index;
         point p = place(r, zero_seen);
         fprintf(out, "%.6e %.6e %d %u\n", p.x, p.y,
-                point_types[r->shape_index % POINT_TYPES], r->method.slices);
+                point_types[r->shape_index % POINT_TYPES], compare_method_count(&r->method));
     }
     /* gnuplot refuses to plot an empty block: one point it never draws. */
     fprintf(out, "NaN NaN 1 0\nEOD\n");
 }
 
-/* One label per slice count in the panel of d, "x y slices", at the
- * rightmost of the shapes' points with that count: the shapes' curves run
- * side by side, and a label on every point would cover them. */
-static void write_slice_labels(FILE *out, const char *name, const compare_record *records,
-                               size_t count, compare_dist d)
+/* One label per count (slices or moduli) of family f in the panel of d,
+ * "x y count", at the rightmost of the shapes' points with that count: the
+ * shapes' curves run side by side, and a label on every point would cover
+ * them. */
+static void write_count_labels(FILE *out, const char *name, const compare_record *records,
+                               size_t count, compare_dist d, size_t f)
 {
     fprintf(out, "$%s << EOD\n", name);
-    for (unsigned slices = 1; slices <= QMM_MAX_SLICES; slices++) {
+    for (unsigned n = 1; n <= MOST_COUNT; n++) {
         point rightmost = {0, 0};
         int zero_seen = 0;
         for (size_t i = 0; i < count; i++) {
             const compare_record *r = &records[i];
-            if (r->dist != d || !is_family(r, &families[SLICES_FAMILY]) || !plotted(r) ||
-                r->method.slices != slices)
+            if (r->dist != d || !is_family(r, &families[f]) || !plotted(r) ||
+                compare_method_count(&r->method) != n)
                 continue;
             point p = place(r, &zero_seen);
             if (p.x > rightmost.x)
                 rightmost = p;
         }
         if (rightmost.x > 0)
-            fprintf(out, "%.6e %.6e %u\n", rightmost.x, rightmost.y, slices);
+            fprintf(out, "%.6e %.6e %u\n", rightmost.x, rightmost.y, n);
     }
     fprintf(out, "NaN NaN 0\nEOD\n");
 }
@@ -218,16 +233,29 @@ static void write_panel(FILE *out, compare_dist d, size_t panel, const layout *l
     fprintf(out, "set title ");
     write_quoted(out, compare_dist_descriptions[d]);
     fprintf(out, " noenhanced\n");
-    const char *colour = families[SLICES_FAMILY].colour;
-    fprintf(out, "plot $s%zu_%d using 1:2 with lines lw 1.2 lc rgb '#a8c4ec' notitle, \\\n"
-                 "  $s%zu_%d using 1:2:3 with points pt variable ps 1.3 lc rgb '%s' notitle, \\\n"
-                 "  $s%zu_labels using 1:2:(sprintf('%%d', $3)) with labels left "
-                 "offset char 0.9, 0 font ',9' tc rgb '%s' notitle",
-            panel, SLICES_FAMILY, panel, SLICES_FAMILY, colour, panel, colour);
-    for (size_t f = 0; f < SLICES_FAMILY; f++)
-        fprintf(out, ", \\\n  $s%zu_%zu using 1:2:3 with points pt variable ps 1.6 "
+    const char *next = "plot ";
+    /* The families with a count first, so that the single points of the
+     * others are drawn over their lines. */
+    for (size_t f = 0; f < FAMILIES; f++) {
+        if (!counted(f))
+            continue;
+        const char *colour = families[f].colour;
+        fprintf(out, "%s$s%zu_%zu using 1:2 with lines lw 1.2 lc rgb '%s' notitle, \\\n"
+                     "  $s%zu_%zu using 1:2:3 with points pt variable ps 1.3 lc rgb '%s' "
+                     "notitle, \\\n"
+                     "  $s%zu_%zu_labels using 1:2:(sprintf('%%d', $3)) with labels left "
+                     "offset char 0.9, 0 font ',9' tc rgb '%s' notitle",
+                next, panel, f, families[f].line_colour, panel, f, colour, panel, f, colour);
+        next = ", \\\n  ";
+    }
+    for (size_t f = 0; f < FAMILIES; f++) {
+        if (counted(f))
+            continue;
+        fprintf(out, "%s$s%zu_%zu using 1:2:3 with points pt variable ps 1.6 "
                      "lc rgb '%s' notitle",
-                panel, f, families[f].colour);
+                next, panel, f, families[f].colour);
+        next = ", \\\n  ";
+    }
     fprintf(out, "\n");
 }
 
@@ -250,7 +278,7 @@ static void write_keys(FILE *out, const compare_options *opt, const layout *l,
                      "unit roundoff'");
     for (size_t f = 0; f < FAMILIES; f++)
         fprintf(out, ", \\\n  NaN with %s pt 7 ps 1.5 lc rgb '%s' title '%s'",
-                f == SLICES_FAMILY ? "linespoints" : "points", families[f].colour,
+                counted(f) ? "linespoints" : "points", families[f].colour,
                 families[f].title);
     fprintf(out, "\nset origin %.4f, 0.0\nset size %.4f, 0.5\n", 1 - key_share, key_share);
     fprintf(out, "set key title 'shapes (MxKxN)' left\nplot ");
@@ -275,11 +303,14 @@ static void write_script(FILE *out, const char *png, const compare_options *opt,
             snprintf(name, sizeof name, "s%zu_%zu", p, f);
             write_data(out, name, records, count, opt->dists[p], f, &zero_seen);
         }
-    for (size_t p = 0; p < opt->dist_count; p++) {
-        char name[32];
-        snprintf(name, sizeof name, "s%zu_labels", p);
-        write_slice_labels(out, name, records, count, opt->dists[p]);
-    }
+    for (size_t p = 0; p < opt->dist_count; p++)
+        for (size_t f = 0; f < FAMILIES; f++) {
+            if (!counted(f))
+                continue;
+            char name[32];
+            snprintf(name, sizeof name, "s%zu_%zu_labels", p, f);
+            write_count_labels(out, name, records, count, opt->dists[p], f);
+        }
     /* Debian's gnuplot-nox has pngcairo; a build without cairo has libgd's png. */
     const unsigned width = (unsigned)l.columns * PANEL_WIDTH + KEY_WIDTH;
     const unsigned height = (unsigned)l.rows * PANEL_HEIGHT + TITLE_HEIGHT;

@@ -21,9 +21,13 @@ void compare_print_legend(FILE *out)
             "                int32 sums (QMM_TYPE_I32, no output stage);\n"
             "                qmm_dgemm_i8, s slices: its s products (m x n of depths k, 2k,\n"
             "                .. s*k; A's rows s*k apart) by qmm_i8_i32 on int8 data of the\n"
-            "                same shapes (the same products, not its numbers).\n"
+            "                same shapes (the same products, not its numbers);\n"
+            "                qmm_sgemm_crt and qmm_dgemm_crt, N moduli: N products m x n x k,\n"
+            "                each on a block of A and of B of its own, by qmm_i8_i32 the\n"
+            "                same way (the call itself leaves out the moduli past those\n"
+            "                that hold its full precision, qmm.h, and may run fewer).\n"
             "                GOPS: the int8 operations done, 2mnk per GEMM, s(s+1)/2\n"
-            "                GEMMs' worth for s slices. None for BLAS.\n"
+            "                GEMMs' worth for s slices, N for N moduli. None for BLAS.\n"
             "  e2e           the one call, float or double in and out (quantize + int8\n"
             "                GEMMs + dequantize for qmm). GOPS: 2mnk / time, the float\n"
             "                GEMM's effective rate\n"
@@ -37,7 +41,7 @@ void compare_print_legend(FILE *out)
 void compare_report_begin(const compare_options *opt)
 {
     if (opt->csv) {
-        printf("m,k,n,distribution,function,granularity,slices,threads,reps,"
+        printf("m,k,n,distribution,function,granularity,slices,moduli,threads,reps,"
                "relative_l2_error,max_abs_error,kernel_seconds,kernel_gops,end_to_end_seconds,"
                "end_to_end_gops,speedup_vs_dgemm,check\n");
         fflush(stdout);
@@ -59,6 +63,8 @@ static double rate(double ops, double seconds)
 
 static const char *verdict(const compare_record *r)
 {
+    if (compare_skipped(r))
+        return "skipped";
     return r->status != QMM_OK ? "error" : compare_sanity_passed(r) ? "ok" : "fail";
 }
 
@@ -66,11 +72,11 @@ static void print_csv_row(const compare_options *opt, const compare_record *r)
 {
     const bench_shape s = r->shape;
     const double flops = 2.0 * (double)s.m * (double)s.n * (double)s.k;
-    printf("%zu,%zu,%zu,%s,%s,%s,%u,%zu,%zu,", s.m, s.k, s.n, compare_dist_names[r->dist],
+    printf("%zu,%zu,%zu,%s,%s,%s,%u,%u,%zu,%zu,", s.m, s.k, s.n, compare_dist_names[r->dist],
            compare_method_function(&r->method), compare_method_granularity(&r->method),
-           r->method.slices, opt->threads, r->reps);
+           r->method.slices, r->method.moduli, opt->threads, r->reps);
     if (r->status != QMM_OK) {
-        printf(",,,,,,,error\n");
+        printf(",,,,,,,%s\n", verdict(r));
         return;
     }
     printf("%.6e,%.6e,", r->error.relative_l2, r->error.max_abs);
@@ -98,6 +104,12 @@ static void print_table_row(const compare_record *r)
 {
     char label[TEXT_SIZE];
     compare_method_label(&r->method, label, sizeof label);
+    if (compare_skipped(r)) {
+        printf("  %-*s skipped: too few moduli for K = %zu (%u hold%s K up to %zu)\n",
+               METHOD_WIDTH, label, r->shape.k, r->method.moduli,
+               r->method.moduli == 1 ? "s" : "", compare_method_deepest(&r->method));
+        return;
+    }
     if (r->status != QMM_OK) {
         printf("  %-*s ERROR: %s\n", METHOD_WIDTH, label, qmm_status_str(r->status));
         return;

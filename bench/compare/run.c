@@ -58,19 +58,22 @@ static int plan_timing(const compare_method *methods, size_t count, size_t max_r
 }
 
 /* The untimed round: warms every method up and says how long a round
- * takes. A method whose call fails keeps that status and is not timed. */
+ * takes. A method whose call fails (a CRT call refused for too few moduli,
+ * say) keeps that status and is not timed, nor are its kernel-only calls
+ * run. */
 static double untimed_round(compare_contenders *c, timing_plan *p, compare_record *out)
 {
     double total = 0;
     for (size_t i = 0; i < p->count; i++) {
         timed *t = &p->items[i];
+        if (out[t->method].status != QMM_OK)
+            continue;
         settle(p);
         double start = bench_now();
         qmm_status st = call(c, t);
         t->untimed_seconds = bench_now() - start;
         total += t->untimed_seconds;
-        if (st != QMM_OK && out[t->method].status == QMM_OK)
-            out[t->method].status = st;
+        out[t->method].status = st;
     }
     return total;
 }
