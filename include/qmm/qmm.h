@@ -456,7 +456,7 @@ QMM_API qmm_status qmm_dgemm_i8(size_t m, size_t n, size_t k,
  *    serves up to k = 8, 2 up to k = 2048, 3 up to k = 2^19) are
  *    QMM_ERR_INVALID_ARG. N is then lowered to the fewest moduli with
  *    bits(N) >= 104 if that is fewer (more add time, not accuracy; for
- *    instance 15 up to k = 2^10, 16 up to 2^18); P = P_N.
+ *    instance 15 up to k = 2^11, 16 up to 2^18); P = P_N.
  *  - alpha = min(floor(bits / 2), 52), beta = min(bits - floor(bits / 2), 52).
  *  - E(i), F(j) as for qmm_dgemm_i8 per channel (|A(i,p)| < 2^E(i), |B(p,j)| <
  *    2^F(j), 0 for a line of zeros); A'(i,p) = round(A(i,p) 2^(alpha - E(i))),
