@@ -446,7 +446,8 @@ QMM_API qmm_status qmm_dgemm_i8(size_t m, size_t n, size_t k,
 
 /* The same product by the Chinese remainder theorem (the Ozaki scheme II):
  * one int8 GEMM per modulus, `moduli` of them (1 to QMM_CRT_MAX_MODULI), where
- * the slices need s(s+1)/2; each modulus adds about 8 bits of accuracy until
+ * the slices need s(s+1)/2; each modulus adds about 8 bits to the product's
+ * range, 4 to each operand's (the error falls about 16x per modulus) until
  * double's own. The scaling is per row of A and column of B.
  *
  * Precisely, with p_1 .. p_16 = 255, 253, 251, 247, 241, 239, 233, 229, 227,
