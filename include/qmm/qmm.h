@@ -479,10 +479,10 @@ QMM_API qmm_status qmm_dgemm_i8(size_t m, size_t n, size_t k,
  * beta bits (about 2^-(alpha+1) of the line's largest value per element),
  * plus x's few roundings. On well-scaled data (the values of a line within a
  * few powers of two of each other) QMM_CRT_FP64_MODULI moduli match a native
- * double GEMM up to k = 2^18; an element 2^d below its line's largest keeps d
- * fewer bits, so a line spanning many orders of magnitude loses its small
- * values' accuracy where qmm_dgemm_i8's digits do not (still within the error
- * a double GEMM has relative to |A||B|).
+ * double GEMM up to k = 2^18; an element 2^d below its line's largest keeps
+ * alpha - d bits (beta - d in B), so a line spanning many orders of magnitude
+ * loses its small values' low bits, as qmm_dgemm_i8's digits do (they keep
+ * 7s - d).
  * It holds N(m k + k n + m n) bytes of int8 residues besides A, B and C. */
 #define QMM_CRT_FP64_MODULI 16
 #define QMM_CRT_MAX_MODULI 16
