@@ -232,16 +232,21 @@ static int ceil_log2(size_t k)
     return b;
 }
 
+/* qmm.h's bits(count) at depth k: floor(log2 P) - 2 - ceil(log2 k). */
+static int bits_for(unsigned count, size_t k)
+{
+    qmm_crt_moduli mod;
+    qmm_crt_moduli_init(count, &mod);
+    return mod.bits - 2 - ceil_log2(k);
+}
+
 /* The fewest moduli whose P holds A'B' at depth k with one bit per side. */
 static unsigned fewest_moduli(size_t k)
 {
-    qmm_crt_moduli mod;
-    for (unsigned count = 1; count < QMM_CRT_MAX_MODULI; count++) {
-        qmm_crt_moduli_init(count, &mod);
-        if (mod.bits - 2 - ceil_log2(k) >= 2)
-            return count;
-    }
-    return QMM_CRT_MAX_MODULI;
+    unsigned count = 1;
+    while (count < QMM_CRT_MAX_MODULI && bits_for(count, k) < 2)
+        count++;
+    return count;
 }
 
 qmm_status qmm_crt_gemm(qmm_crt_type type, size_t m, size_t n, size_t k, const void *a,
@@ -261,27 +266,19 @@ qmm_status qmm_crt_gemm(qmm_crt_type type, size_t m, size_t n, size_t k, const v
         qmm_float_gemm_zero(m, n, c, ldc, elem);
         return QMM_OK;
     }
-    qmm_crt_moduli mod;
-    qmm_crt_moduli_init(moduli, &mod);
     /* sum |A'||B'| < k 2^(alpha + beta) <= P / 2. */
-    int bits = mod.bits - 2 - ceil_log2(k);
-    if (bits < 2) {
+    if (bits_for(moduli, k) < 2) {
         qmm_log("invalid argument: %u moduli cannot hold products of depth %zu; need at "
                 "least %u", moduli, k, fewest_moduli(k));
         return QMM_ERR_INVALID_ARG;
     }
     /* Moduli past those that hold 2 MOST_BITS would add time, and a P far
      * above X would cost the rebuilt X its low bits: left out. */
-    while (moduli > 1) {
-        qmm_crt_moduli fewer;
-        qmm_crt_moduli_init(moduli - 1, &fewer);
-        const int fewer_bits = fewer.bits - 2 - ceil_log2(k);
-        if (fewer_bits < 2 * MOST_BITS)
-            break;
-        mod = fewer;
-        bits = fewer_bits;
+    while (moduli > 1 && bits_for(moduli - 1, k) >= 2 * MOST_BITS)
         moduli--;
-    }
+    qmm_crt_moduli mod;
+    qmm_crt_moduli_init(moduli, &mod);
+    const int bits = bits_for(moduli, k);
     const int alpha = bits / 2 < MOST_BITS ? bits / 2 : MOST_BITS;
     const int beta = bits - alpha < MOST_BITS ? bits - alpha : MOST_BITS;
     const qmm_kernel *kern = NULL;
