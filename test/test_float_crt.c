@@ -42,16 +42,6 @@ static const char *kernel = "the selector's kernel"; /* for messages */
 static const int32_t moduli[QMM_CRT_MAX_MODULI] = {255, 253, 251, 247, 241, 239, 233, 229,
                                                    227, 223, 217, 211, 199, 197, 193, 191};
 
-static double rand_unit(void)
-{
-    return (double)(test_rand() >> 11) * 0x1p-53;
-}
-
-static double rand_signed(void)
-{
-    return 2 * rand_unit() - 1;
-}
-
 /* ---- products ------------------------------------------------------------------ */
 
 /* C[m x n] = A[m x k] . B[k x n], the values dense (already floats for the
@@ -83,7 +73,7 @@ static void product_free(product *p)
 static void fill(product *p, int spread)
 {
     for (size_t e = 0; e < p->m * p->k + p->k * p->n; e++) {
-        double v = rand_signed();
+        double v = test_rand_signed();
         if (spread != 0)
             v = ldexp(v, (int)test_rand_below(2 * (unsigned)spread + 1) - spread);
         if (!p->is_f64)
@@ -337,11 +327,11 @@ static void spread_values(void)
         for (size_t q = 0; q < p.k; q++) {
             p.a[q] = 0;                                  /* row 0 */
             p.b[q * p.n + 1] = 0;                        /* column 1 */
-            p.a[1 * p.k + q] = is_f64 ? 0x1p1000 * rand_signed() : 0x1p120 * (float)rand_signed();
-            p.b[q * p.n + 2] = is_f64 ? 0x1p1000 * rand_signed() : 0x1p100 * (float)rand_signed();
-            p.a[2 * p.k + q] = is_f64 ? 0x1p-1060 * (double)(int)(rand_signed() * 1000)
-                                      : 0x1p-140f * (float)(int)(rand_signed() * 100);
-            p.b[q * p.n + 3] = is_f64 ? 0x1p-1000 * rand_signed() : 0x1p-100 * (float)rand_signed();
+            p.a[1 * p.k + q] = is_f64 ? 0x1p1000 * test_rand_signed() : 0x1p120 * (float)test_rand_signed();
+            p.b[q * p.n + 2] = is_f64 ? 0x1p1000 * test_rand_signed() : 0x1p100 * (float)test_rand_signed();
+            p.a[2 * p.k + q] = is_f64 ? 0x1p-1060 * (double)(int)(test_rand_signed() * 1000)
+                                      : 0x1p-140f * (float)(int)(test_rand_signed() * 100);
+            p.b[q * p.n + 3] = is_f64 ? 0x1p-1000 * test_rand_signed() : 0x1p-100 * (float)test_rand_signed();
         }
         check(&p, QMM_CRT_MAX_MODULI, "zeros, huge, tiny and subnormal lines", 1);
         check(&p, 5, "zeros, huge, tiny and subnormal lines", 1);
@@ -476,21 +466,6 @@ static void bad_input(void)
 
 /* ---- accuracy ----------------------------------------------------------------------------- */
 
-/* An accurate dot product (Ogita, Rump and Oishi's Dot2): hi + lo. */
-static double dot2(const double *a, const double *b, size_t bs, size_t k)
-{
-    double s = 0.0, c = 0.0;
-    for (size_t d = 0; d < k; d++) {
-        const double x = a[d], y = b[d * bs];
-        const double prod = x * y, prod_err = fma(x, y, -prod);
-        const double sum = s + prod, z = sum - s;
-        const double sum_err = (s - (sum - z)) + (prod - z);
-        s = sum;
-        c += prod_err + sum_err;
-    }
-    return s + c;
-}
-
 static void accuracy_of(int is_f64, unsigned target_count, double target)
 {
     product p = product_new(48, 40, 1024, 0, is_f64);
@@ -501,7 +476,7 @@ static void accuracy_of(int is_f64, unsigned target_count, double target)
     double *exact = malloc(p.m * p.n * sizeof *exact), norm = 0;
     for (size_t i = 0; i < p.m; i++)
         for (size_t j = 0; j < p.n; j++) {
-            exact[i * p.n + j] = dot2(p.a + i * p.k, p.b + j, p.n, p.k);
+            exact[i * p.n + j] = test_dot2(p.a + i * p.k, 1, p.b + j, p.n, p.k).hi;
             norm += exact[i * p.n + j] * exact[i * p.n + j];
         }
     /* Below this, the error is the result's own rounding. */

@@ -42,16 +42,6 @@ static const char *kernel = "the selector's kernel"; /* for messages */
 static const char *const granularity_names[] = {"per tensor", "per channel"};
 static const qmm_granularity granularities[] = {QMM_PER_TENSOR, QMM_PER_CHANNEL};
 
-static double rand_unit(void)
-{
-    return (double)(test_rand() >> 11) * 0x1p-53;
-}
-
-static double rand_signed(void)
-{
-    return 2 * rand_unit() - 1;
-}
-
 /* ---- products ------------------------------------------------------------------ */
 
 /* C[m x n] = A[m x k] . B[k x n]; the values dense (a[i*k + p], b[p*n + j]),
@@ -343,10 +333,10 @@ static product product_new(size_t m, size_t n, size_t k, size_t pad)
         col_exp[j] = (int)test_rand_below(17) - 8;
     for (size_t i = 0; i < m; i++)
         for (size_t d = 0; d < k; d++)
-            p.a[i * k + d] = test_rand_below(16) ? ldexp(rand_signed(), row_exp[i]) : -0.0;
+            p.a[i * k + d] = test_rand_below(16) ? ldexp(test_rand_signed(), row_exp[i]) : -0.0;
     for (size_t d = 0; d < k; d++)
         for (size_t j = 0; j < n; j++)
-            p.b[d * n + j] = test_rand_below(16) ? ldexp(rand_signed(), col_exp[j]) : 0.0;
+            p.b[d * n + j] = test_rand_below(16) ? ldexp(test_rand_signed(), col_exp[j]) : 0.0;
     if (m > 2 && n > 2)
         for (size_t d = 0; d < k; d++) {
             p.a[1 * k + d] = -0.0;
@@ -516,40 +506,18 @@ static void suite(void)
 
 /* ---- accuracy ----------------------------------------------------------------------------- */
 
-/* An accurate dot product: TwoProduct by fma, TwoSum, the errors summed
- * apart (Ogita, Rump and Oishi's Dot2), as if in twice double's precision.
- * The value is hi + lo, kept apart. */
-typedef struct dd {
-    double hi, lo;
-} dd;
-
-static dd dot2(const double *a, size_t as, const double *b, size_t bs, size_t k)
-{
-    double s = 0.0, c = 0.0;
-    for (size_t d = 0; d < k; d++) {
-        const double x = a[d * as], y = b[d * bs];
-        const double prod = x * y, prod_err = fma(x, y, -prod);
-        const double sum = s + prod, z = sum - s;
-        const double sum_err = (s - (sum - z)) + (prod - z);
-        s = sum;
-        c += prod_err + sum_err;
-    }
-    const double hi = s + c;
-    return (dd){hi, c - (hi - s)};
-}
-
 /* The exact products of p's values (sgemm's: rounded to float first). */
-static dd *accurate(const product *p, int as_float)
+static test_dd *accurate(const product *p, int as_float)
 {
     double *a = malloc(p->m * p->k * sizeof *a), *b = malloc(p->k * p->n * sizeof *b);
     for (size_t e = 0; e < p->m * p->k; e++)
         a[e] = as_float ? (float)p->a[e] : p->a[e];
     for (size_t e = 0; e < p->k * p->n; e++)
         b[e] = as_float ? (float)p->b[e] : p->b[e];
-    dd *r = malloc(p->m * p->n * sizeof *r);
+    test_dd *r = malloc(p->m * p->n * sizeof *r);
     for (size_t i = 0; i < p->m; i++)
         for (size_t j = 0; j < p->n; j++)
-            r[i * p->n + j] = dot2(a + i * p->k, 1, b + j, p->n, p->k);
+            r[i * p->n + j] = test_dot2(a + i * p->k, 1, b + j, p->n, p->k);
     free(a);
     free(b);
     return r;
@@ -574,7 +542,7 @@ static double *library_c(const product *p, int is_f64, qmm_granularity g, unsign
 }
 
 /* ||C - R||_F / ||R||_F. */
-static double relative_error(const product *p, const double *c, const dd *r)
+static double relative_error(const product *p, const double *c, const test_dd *r)
 {
     double err = 0.0, norm = 0.0;
     for (size_t e = 0; e < p->m * p->n; e++) {
@@ -588,7 +556,7 @@ static double relative_error(const product *p, const double *c, const dd *r)
 /* The RMS of (C - R)(i,j) / (|A_i| |B_j|): each element's error against what
  * its own row and column make possible, so that small rows count as much as
  * large ones. */
-static double line_scaled_error(const product *p, const double *c, const dd *r)
+static double line_scaled_error(const product *p, const double *c, const test_dd *r)
 {
     double sum = 0.0;
     for (size_t i = 0; i < p->m; i++)
@@ -598,7 +566,7 @@ static double line_scaled_error(const product *p, const double *c, const dd *r)
                 na += p->a[i * p->k + d] * p->a[i * p->k + d];
                 nb += p->b[d * p->n + j] * p->b[d * p->n + j];
             }
-            const dd *want = &r[i * p->n + j];
+            const test_dd *want = &r[i * p->n + j];
             const double e = ((c[i * p->n + j] - want->hi) - want->lo) / sqrt(na * nb);
             sum += e * e;
         }
@@ -609,16 +577,16 @@ static product uniform_product(size_t m, size_t n, size_t k)
 {
     product p = {m, n, k, k, n, n, malloc(m * k * sizeof(double)), malloc(k * n * sizeof(double))};
     for (size_t e = 0; e < m * k; e++)
-        p.a[e] = rand_signed();
+        p.a[e] = test_rand_signed();
     for (size_t e = 0; e < k * n; e++)
-        p.b[e] = rand_signed();
+        p.b[e] = test_rand_signed();
     return p;
 }
 
 static void sgemm_accuracy(void)
 {
     product p = uniform_product(64, 64, 64);
-    dd *r = accurate(&p, 1);
+    test_dd *r = accurate(&p, 1);
     double err[2];
     for (size_t g = 0; g < COUNT(granularities); g++) {
         double *c = library_c(&p, 0, granularities[g], 0);
@@ -647,7 +615,7 @@ static void per_channel_gain(int is_f64, unsigned slices)
     for (size_t d = 0; d < p.k; d++)
         for (size_t j = 0; j < p.n; j++)
             p.b[d * p.n + j] *= j % 3 ? 1.0 : 1e-3;
-    dd *r = accurate(&p, !is_f64);
+    test_dd *r = accurate(&p, !is_f64);
     double err[2];
     for (size_t g = 0; g < COUNT(granularities); g++) {
         double *c = library_c(&p, is_f64, granularities[g], slices);
@@ -673,7 +641,7 @@ static void dgemm_slices_accuracy(void)
 {
     const double rounding = 4 * 0x1p-53, gain = 50;
     product p = uniform_product(24, 24, 48);
-    dd *r = accurate(&p, 0);
+    test_dd *r = accurate(&p, 0);
     double err[2][QMM_MAX_SLICES + 1];
     printf("dgemm_i8 24x24x48, uniform [-1, 1]: relative Frobenius error against double-double\n"
            "  slices  per tensor  per channel\n");
@@ -736,9 +704,9 @@ static fixture fixture_new(int is_f64)
     for (size_t at = 0; at < ARENA / elem; at++) /* A and B: elements and padding */
         if (at * elem < AT_C) {
             if (is_f64)
-                ((double *)f.arena)[at] = rand_signed();
+                ((double *)f.arena)[at] = test_rand_signed();
             else
-                ((float *)f.arena)[at] = (float)rand_signed();
+                ((float *)f.arena)[at] = (float)test_rand_signed();
         }
     f.c = (gemm_call){is_f64, M, N, K, f.arena + AT_A, LDA, f.arena + AT_B, LDB, f.arena + AT_C,
                       LDC, QMM_PER_CHANNEL, QMM_FP64_SLICES};

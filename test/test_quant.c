@@ -52,11 +52,6 @@ static int32_t rand_in(int64_t lo, int64_t hi)
     return (int32_t)(lo + (int64_t)(test_rand() % (uint64_t)(hi - lo + 1)));
 }
 
-static double rand_unit(void)
-{
-    return (double)(test_rand() >> 11) * 0x1p-53;
-}
-
 /* ---- the reference: qmm.h's definitions, step by step --------------------- */
 
 static int32_t wrap_add(int32_t a, int32_t b)
@@ -293,7 +288,7 @@ static void set_stage(qcase *q, unsigned stage, size_t len)
             root++;
         const double r = 64.0 / (16384.0 + 5000.0 * (double)root);
         for (size_t e = 0; e < len; e++) {
-            double re = r * (0.25 + 3.75 * rand_unit()) * (test_rand_below(8) ? 1 : 4096);
+            double re = r * (0.25 + 3.75 * test_rand_unit()) * (test_rand_below(8) ? 1 : 4096);
             quantize_multiplier(re, &q->mult[e], &q->shift[e]);
             q->rscale[e] = (float)re;
         }
@@ -1325,7 +1320,7 @@ static int32_t rand_sum(void)
 
 static float stage_scale(void)
 {
-    return (float)((rand_unit() * 2 - 1) * ldexp(1, rand_in(-14, 4)));
+    return (float)(test_rand_signed() * ldexp(1, rand_in(-14, 4)));
 }
 
 static void stage_fill(stage_values *v)
@@ -1340,8 +1335,8 @@ static void stage_fill(stage_values *v)
         v->shift[x] = test_rand_below(4) ? rand_in(-12, 2) : rand_in(-31, 30);
         v->scale[0][x] = stage_scale();
         v->scale[1][x] = stage_scale();
-        v->fbias[x] = (float)((rand_unit() * 2 - 1) * 100);
-        v->qscale[x] = (float)ldexp(rand_unit(), rand_in(-16, 0));
+        v->fbias[x] = (float)(test_rand_signed() * 100);
+        v->qscale[x] = (float)ldexp(test_rand_unit(), rand_in(-16, 0));
     }
 }
 

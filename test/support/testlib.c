@@ -1,5 +1,6 @@
 #include "testlib.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,16 @@ size_t test_rand_below(size_t n)
 int8_t test_rand_i8(void)
 {
     return (int8_t)(uint8_t)(test_rand() >> 56);
+}
+
+double test_rand_unit(void)
+{
+    return (double)(test_rand() >> 11) * 0x1p-53;
+}
+
+double test_rand_signed(void)
+{
+    return 2 * test_rand_unit() - 1;
 }
 
 const char *const test_layout_names[LAYOUT_COUNT] = {"row", "col", "spaced", "reversed"};
@@ -314,6 +325,21 @@ void test_reference(const test_matrix *a, const test_matrix *b, int32_t *c)
 void test_reference_a_u8(const test_matrix *a, const test_matrix *b, int32_t *c)
 {
     reference(a, 1, b, c);
+}
+
+test_dd test_dot2(const double *a, size_t as, const double *b, size_t bs, size_t k)
+{
+    double s = 0.0, c = 0.0;
+    for (size_t d = 0; d < k; d++) {
+        const double x = a[d * as], y = b[d * bs];
+        const double prod = x * y, prod_err = fma(x, y, -prod);
+        const double sum = s + prod, z = sum - s;
+        const double sum_err = (s - (sum - z)) + (prod - z);
+        s = sum;
+        c += prod_err + sum_err;
+    }
+    const double hi = s + c;
+    return (test_dd){hi, c - (hi - s)};
 }
 
 size_t test_compare(const char *label, const test_matrix *c, const int32_t *ref)

@@ -71,6 +71,8 @@ void test_seed(uint64_t seed);
 uint64_t test_rand(void);
 size_t test_rand_below(size_t n);          /* uniform in [0, n) */
 int8_t test_rand_i8(void);                 /* full range, -128 included */
+double test_rand_unit(void);               /* uniform in [0, 1), 53 random bits */
+double test_rand_signed(void);             /* uniform in [-1, 1) */
 
 /* ---- matrices ----------------------------------------------------------- */
 typedef enum test_layout {
@@ -124,6 +126,14 @@ int test_matrix_surroundings_intact(const test_matrix *m);
 void test_reference(const test_matrix *a, const test_matrix *b, int32_t *c);
 /* The same with A's bytes read as uint8 (a kernel's uint8-A twin). */
 void test_reference_a_u8(const test_matrix *a, const test_matrix *b, int32_t *c);
+
+/* An accurate dot product, sum_d a[d*as] b[d*bs]: TwoProduct by fma,
+ * TwoSum, the errors summed apart (Ogita, Rump and Oishi's Dot2), as if in
+ * twice double's precision. The value is hi + lo, kept apart. */
+typedef struct test_dd {
+    double hi, lo;
+} test_dd;
+test_dd test_dot2(const double *a, size_t as, const double *b, size_t bs, size_t k);
 
 /* Compares C (a test_matrix of int32) to a dense reference; counts and
  * reports mismatches under the given label. Returns the number of mismatches. */

@@ -104,6 +104,23 @@ static long threads_and_in_place(const qmm_kernel *kern)
     return checks;
 }
 
+/* kernel's descriptor with the model's microkernels and job hooks in place
+ * of its code, supported everywhere. */
+static qmm_kernel on_the_model(const qmm_kernel *kernel, const char *name, qmm_ukernel_fn *run,
+                               qmm_ukernel_rows_fn *run_rows,
+                               qmm_ukernel_overlap_fn *run_overlap)
+{
+    qmm_kernel k = *kernel;
+    k.name = name;
+    k.is_supported_here = supported_everywhere;
+    k.run = run;
+    k.run_rows = run_rows;
+    k.run_overlap = run_overlap;
+    k.begin = model_amx_begin;
+    k.end = model_amx_end;
+    return k;
+}
+
 int main(void)
 {
     long checks = model_self_test();
@@ -111,23 +128,14 @@ int main(void)
     const qmm_kernel *real = qmm_registry_find("x86_64_mmm_i8i32_32x32_amx");
     CHECK(real != NULL, "the AMX kernel is not in the registry");
     if (real != NULL) {
-        qmm_kernel on_model = *real;
-        on_model.name = "x86_64_mmm_i8i32_32x32_amx@model";
-        on_model.is_supported_here = supported_everywhere;
-        on_model.run = model_amx_run;
-        on_model.run_rows = model_amx_run_rows;
-        on_model.run_overlap = model_amx_run_overlap;
-        on_model.begin = model_amx_begin;
-        on_model.end = model_amx_end;
         CHECK(real->u8_a != NULL, "the AMX kernel has no uint8-A twin");
-        qmm_kernel twin_on_model = real->u8_a != NULL ? *real->u8_a : on_model;
-        twin_on_model.name = "x86_64_mmm_i8i32_32x32_amx+u8a@model";
-        twin_on_model.is_supported_here = supported_everywhere;
-        twin_on_model.run = model_amx_u8a_run;
-        twin_on_model.run_rows = model_amx_u8a_run_rows;
-        twin_on_model.run_overlap = model_amx_u8a_run_overlap;
-        twin_on_model.begin = model_amx_begin;
-        twin_on_model.end = model_amx_end;
+        qmm_kernel on_model = on_the_model(real, "x86_64_mmm_i8i32_32x32_amx@model",
+                                           model_amx_run, model_amx_run_rows,
+                                           model_amx_run_overlap);
+        qmm_kernel twin_on_model = on_the_model(real->u8_a != NULL ? real->u8_a : real,
+                                                "x86_64_mmm_i8i32_32x32_amx+u8a@model",
+                                                model_amx_u8a_run, model_amx_u8a_run_rows,
+                                                model_amx_u8a_run_overlap);
         on_model.u8_a = &twin_on_model;
         test_seed(14);
         checks += kernel_suite_run(&on_model);
