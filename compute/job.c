@@ -264,6 +264,60 @@ static call_layout lay_out(const qmm_job *job, a_source src, const qmm_range *fi
     return l;
 }
 
+/* The job's product `item` of its batch, as a job of one. */
+static qmm_job batch_item(const qmm_job *job, size_t item)
+{
+    qmm_job one = *job;
+    one.batch = 1;
+    if (item > 0) {
+        one.a = job->a + item * job->a_step;
+        if (job->packed_b != NULL)
+            one.packed_b = job->packed_b + item * job->packed_b_step;
+        else
+            one.b = job->b + item * job->b_step;
+        one.epi = job->epi + item;
+    }
+    return one;
+}
+
+/* One product's sweeps, its panels in s->a and s->b, on the team. */
+static void run_sweeps(run_state *s, const sweep_cut *c, size_t sweeps, const call_needs *needs,
+                       const qmm_team *team, qmm_work *work)
+{
+    const qmm_job *job = s->job;
+    const qmm_kernel *kern = job->kern;
+    const qmm_blocking *blk = &job->blk;
+    if (a_source_of(job) == A_IN_PLACE)
+        qmm_panels_reset(&s->a, 0, 1, blk->m_panels - 1, 1);
+    /* Shared A stays packed from one column sweep to the next of the same
+     * rows and depth. */
+    size_t held_i0 = SIZE_MAX, held_kb0 = SIZE_MAX;
+    for (size_t i = 0; i < sweeps; i++) {
+        s->sweep = sweep_at(job, c, i);
+        const qmm_range *w = &s->sweep;
+        s->first_k = w->kb0 == 0;
+        s->last_k = w->kb1 == blk->k_blocks;
+        s->part = qmm_partition_choose(job, w, team->threads);
+        if (needs->a_shared && (w->i0 != held_i0 || w->kb0 != held_kb0)) {
+            qmm_panels_reset(&s->a, w->kb0, w->kb1, w->i0 / kern->mr,
+                             qmm_ceil_div(w->i1 - w->i0, kern->mr));
+            held_i0 = w->i0;
+            held_kb0 = w->kb0;
+        }
+        if (needs->b_shared)
+            qmm_panels_reset(&s->b, w->kb0, w->kb1, w->j0 / kern->nr,
+                             qmm_ceil_div(w->j1 - w->j0, kern->nr));
+        /* The sweeps of the first rows pack every panel of B once; later
+         * rows pack them again. */
+        s->b.sums = w->i0 == 0 ? job->b_sums : NULL;
+        s->b.sums_factor = job->b_sums_factor;
+        const size_t tasks = qmm_partition_tasks(&s->part);
+        qmm_team_run(team, tasks, run_task, s);
+        work->reduced += add_partials(s);
+        work->tasks += tasks;
+    }
+}
+
 static qmm_status run(const qmm_job *job)
 {
     const qmm_kernel *kern = job->kern;
@@ -289,57 +343,35 @@ static qmm_status run(const qmm_job *job)
         qmm_team_leave(&team);
         return QMM_ERR_NO_MEMORY;
     }
-    unsigned char *at = buf;
-    s.a = src == A_PLAN ? qmm_packed(kern, blk, QMM_PACKED_A, job->m, NULL, 0, 0, job->packed_a)
-                        : (qmm_panels){.format = kern->a_format, .r = kern->mr, .src = job->a,
-                                       .ls = job->rsa, .ds = job->csa, .lines = job->m,
-                                       .bytes = blk->a_panel, .data = at,
-                                       .state = (atomic_uchar *)(at + l.a + l.b),
-                                       .run = qmm_panels_run(kern->mr, blk->mc / kern->mr,
-                                                             team.threads)};
-    s.b = !job_packs_b(job)
-              ? qmm_packed(kern, blk, QMM_PACKED_B, job->n, NULL, 0, 0, job->packed_b)
-              : (qmm_panels){.format = kern->b_format, .r = kern->nr, .src = job->b,
-                             .ls = job->csb, .ds = job->rsb, .lines = job->n,
-                             .bytes = blk->b_panel, .data = at + l.a,
-                             .state = (atomic_uchar *)(at + l.a + l.b + l.a_state),
-                             .run = qmm_panels_run(kern->nr, blk->nc / kern->nr, team.threads)};
-    at += l.a + l.b + l.a_state + l.b_state;
+    unsigned char *const panels = buf, *at = buf + l.a + l.b + l.a_state + l.b_state;
     s.own = at;
     s.own_bytes = aligned(needs.own);
     at += l.own;
     if (l.sums != 0)
         s.sums = (qmm_c_view){(int32_t *)(void *)at, (ptrdiff_t)job->n, 1};
     s.partials = (int32_t *)(void *)(at + l.sums);
-    if (src == A_IN_PLACE)
-        qmm_panels_reset(&s.a, 0, 1, blk->m_panels - 1, 1);
-    qmm_work work = {.threads = team.threads, .sweeps = sweeps};
-    /* Shared A stays packed from one column sweep to the next of the same
-     * rows and depth. */
-    size_t held_i0 = SIZE_MAX, held_kb0 = SIZE_MAX;
-    for (size_t i = 0; i < sweeps; i++) {
-        s.sweep = sweep_at(job, &c, i);
-        const qmm_range *w = &s.sweep;
-        s.first_k = w->kb0 == 0;
-        s.last_k = w->kb1 == blk->k_blocks;
-        s.part = qmm_partition_choose(job, w, team.threads);
-        if (needs.a_shared && (w->i0 != held_i0 || w->kb0 != held_kb0)) {
-            qmm_panels_reset(&s.a, w->kb0, w->kb1, w->i0 / kern->mr,
-                             qmm_ceil_div(w->i1 - w->i0, kern->mr));
-            held_i0 = w->i0;
-            held_kb0 = w->kb0;
-        }
-        if (needs.b_shared)
-            qmm_panels_reset(&s.b, w->kb0, w->kb1, w->j0 / kern->nr,
-                             qmm_ceil_div(w->j1 - w->j0, kern->nr));
-        /* The sweeps of the first rows pack every panel of B once; later
-         * rows pack them again. */
-        s.b.sums = w->i0 == 0 ? job->b_sums : NULL;
-        s.b.sums_factor = job->b_sums_factor;
-        const size_t tasks = qmm_partition_tasks(&s.part);
-        qmm_team_run(&team, tasks, run_task, &s);
-        work.reduced += add_partials(&s);
-        work.tasks += tasks;
+    const size_t items = job->batch > 1 ? job->batch : 1;
+    qmm_work work = {.threads = team.threads, .sweeps = sweeps * items};
+    for (size_t item = 0; item < items; item++) {
+        const qmm_job one = batch_item(job, item);
+        s.job = &one;
+        s.a = src == A_PLAN
+                  ? qmm_packed(kern, blk, QMM_PACKED_A, one.m, NULL, 0, 0, one.packed_a)
+                  : (qmm_panels){.format = kern->a_format, .r = kern->mr, .src = one.a,
+                                 .ls = one.rsa, .ds = one.csa, .lines = one.m,
+                                 .bytes = blk->a_panel, .data = panels,
+                                 .state = (atomic_uchar *)(panels + l.a + l.b),
+                                 .run = qmm_panels_run(kern->mr, blk->mc / kern->mr,
+                                                       team.threads)};
+        s.b = !job_packs_b(&one)
+                  ? qmm_packed(kern, blk, QMM_PACKED_B, one.n, NULL, 0, 0, one.packed_b)
+                  : (qmm_panels){.format = kern->b_format, .r = kern->nr, .src = one.b,
+                                 .ls = one.csb, .ds = one.rsb, .lines = one.n,
+                                 .bytes = blk->b_panel, .data = panels + l.a,
+                                 .state = (atomic_uchar *)(panels + l.a + l.b + l.a_state),
+                                 .run = qmm_panels_run(kern->nr, blk->nc / kern->nr,
+                                                       team.threads)};
+        run_sweeps(&s, &c, sweeps, &needs, &team, &work);
     }
     qmm_workspace_return(QMM_WS_CALL, buf, got);
     qmm_team_leave(&team);
@@ -353,7 +385,10 @@ static qmm_status run(const qmm_job *job)
 qmm_status qmm_job_run(qmm_job *job)
 {
     if (job->k == 0) {
-        qmm_tile_put(&job->c, job->epi, 0, 0, job->m, job->n, NULL, 0, QMM_TILE_STORE);
+        for (size_t item = 0; item < (job->batch > 1 ? job->batch : 1); item++) {
+            const qmm_job one = batch_item(job, item);
+            qmm_tile_put(&one.c, one.epi, 0, 0, one.m, one.n, NULL, 0, QMM_TILE_STORE);
+        }
         qmm_work_record(&(qmm_work){.threads = 1});
         return QMM_OK;
     }

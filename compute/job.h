@@ -45,6 +45,14 @@ typedef struct qmm_job {
     uint32_t b_sums_factor;
     /* The output stage (output/epilogue.h), or NULL: C is the plain sums, in c. */
     const qmm_epilogue *epi;
+    /* A batch: `batch` products (0 counts as 1) of the same sizes, kernel
+     * and blocking, run in turn on one team and one buffer, product t with
+     * A at a + t * a_step, B at b + t * b_step (or packed at packed_b +
+     * t * packed_b_step) and stage epi + t, which names its C. A batch of
+     * more than one has A from its source, a stage for every product, and
+     * no b_sums. */
+    size_t batch;
+    size_t a_step, b_step, packed_b_step;
     /* Where the sums go: C itself when it is int32 (epi NULL or of type
      * QMM_TYPE_I32); for other outputs, qmm_job_run sets it to a buffer when
      * a tile's sums are made in several steps (k blocks, depth parts). */
@@ -52,8 +60,8 @@ typedef struct qmm_job {
 } qmm_job;
 
 /* Runs the job: fills its blocking (blk) for its kernel and sizes, then
- * computes C (from zero sums when k == 0), recording its work
- * (compute/work.h). QMM_ERR_INVALID_ARG when the sizes overflow,
+ * computes C (from zero sums when k == 0) of each product of its batch,
+ * recording its work (compute/work.h). QMM_ERR_INVALID_ARG when the sizes overflow,
  * QMM_ERR_NO_MEMORY for want of memory, both before C is written and said
  * under QMM_VERBOSE. */
 qmm_status qmm_job_run(qmm_job *job);

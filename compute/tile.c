@@ -22,11 +22,18 @@ static void add_view(int32_t *dst, size_t dst_rs, const qmm_c_view *to, size_t i
                      size_t mv, size_t nv)
 {
     const int32_t *c = to->c + ((ptrdiff_t)i * to->rs + (ptrdiff_t)j * to->cs);
-    for (size_t ii = 0; ii < mv; ii++)
-        for (size_t jj = 0; jj < nv; jj++)
-            dst[ii * dst_rs + jj] = (int32_t)((uint32_t)dst[ii * dst_rs + jj] +
-                                              (uint32_t)c[(ptrdiff_t)ii * to->rs +
-                                                          (ptrdiff_t)jj * to->cs]);
+    const ptrdiff_t cs = to->cs;
+    for (size_t ii = 0; ii < mv; ii++) {
+        uint32_t *restrict d = (uint32_t *)(dst + ii * dst_rs);
+        const int32_t *restrict row = c + (ptrdiff_t)ii * to->rs;
+        /* Contiguous rows (the sums buffer of a stage) in whole vectors. */
+        if (cs == 1)
+            for (size_t jj = 0; jj < nv; jj++)
+                d[jj] += (uint32_t)row[jj];
+        else
+            for (size_t jj = 0; jj < nv; jj++)
+                d[jj] += (uint32_t)row[(ptrdiff_t)jj * cs];
+    }
 }
 
 enum { PUT_RUN = 256 };

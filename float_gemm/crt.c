@@ -16,24 +16,10 @@
 #include "crt_passes.h"
 #include "float_gemm.h"
 
-/* A' has at most this many bits, so that round_whole below is exact
- * (|x| < 2^52) and a double holds every A' and its residues' quotients
- * (p round(A' / p) < 2^53). */
+/* A' has at most this many bits, so that its rounding in the residues pass
+ * is exact (|x| < 2^52) and a double holds every A' and its residues'
+ * quotients (p round(A' / p) < 2^53). */
 enum { MOST_BITS = 52 };
-
-/* x rounded to an integer, ties to even, for |x| < 2^52: |x| + 2^52 has
- * units of 1, so the addition rounds, and the subtraction is exact; a form
- * the compiler vectorizes (rint is a call without SSE4.1). */
-static inline double round_whole(double x)
-{
-    return copysign((fabs(x) + 0x1p52) - 0x1p52, x);
-}
-
-/* An element of a float or double operand, as a double (exact). */
-static inline double element(qmm_crt_type type, const void *x, size_t at)
-{
-    return type == QMM_CRT_F64 ? ((const double *)x)[at] : (double)((const float *)x)[at];
-}
 
 /* 2^e for |e| <= 1022: a normal double, built from its exponent bits. */
 static inline double power_of_two(int e)
@@ -47,14 +33,10 @@ static inline double power_of_two(int e)
 /* The scale 2^s of a line as two normal factors, so that any s from
  * -1100 to 1200 multiplies exactly (x * f1 * f2 rounds only where the
  * result is below 2^-1022, far below 1/2, where it rounds to 0 anyway). */
-typedef struct scale2 {
-    double f1, f2;
-} scale2;
-
-static scale2 scale_of(int s)
+static qmm_crt_scale scale_of(int s)
 {
     const int half = s / 2;
-    return (scale2){power_of_two(half), power_of_two(s - half)};
+    return (qmm_crt_scale){power_of_two(half), power_of_two(s - half)};
 }
 
 /* ---- exponents: the least E with |x| < 2^E over each line ---------------- */
@@ -82,37 +64,26 @@ typedef struct residues {
     qmm_crt_type type;
     const void *x;
     size_t ld, rows, cols;
-    const scale2 *row_scale;   /* A: per row; NULL for B */
-    const scale2 *col_scale;   /* B: per column; NULL for A */
+    const qmm_crt_scale *row_scale;   /* A: per row; NULL for B */
+    const qmm_crt_scale *col_scale;   /* B: per column; NULL for A */
     const qmm_crt_moduli *mod;
     const qmm_crt_passes *passes;
     int8_t *out;               /* modulus t's rows x cols at out + t * plane, rows cols apart */
     size_t plane;
 } residues;
 
-enum { RUN = 256 };  /* elements of a row scaled at once, on the stack */
+enum { RUN = 256 };  /* elements of a line handled at once, on the stack */
 
-/* x' = round(x * 2^s) for a run of a row, then its symmetric residues. */
 static void residue_rows(void *context, size_t task, size_t lo, size_t hi)
 {
     (void)task;
     const residues *r = context;
-    double v[RUN];
+    const size_t elem = r->type == QMM_CRT_F64 ? sizeof(double) : sizeof(float);
     for (size_t i = lo; i < hi; i++)
-        for (size_t j0 = 0; j0 < r->cols; j0 += RUN) {
-            const size_t len = r->cols - j0 < RUN ? r->cols - j0 : RUN;
-            const size_t at = i * r->ld + j0;
-            if (r->row_scale != NULL) {
-                const scale2 s = r->row_scale[i];
-                for (size_t jj = 0; jj < len; jj++)
-                    v[jj] = round_whole(element(r->type, r->x, at + jj) * s.f1 * s.f2);
-            } else {
-                const scale2 *s = r->col_scale + j0;
-                for (size_t jj = 0; jj < len; jj++)
-                    v[jj] = round_whole(element(r->type, r->x, at + jj) * s[jj].f1 * s[jj].f2);
-            }
-            r->passes->residues(v, len, r->mod, r->out + i * r->cols + j0, r->plane);
-        }
+        r->passes->residues((const char *)r->x + i * r->ld * elem, r->type == QMM_CRT_F64,
+                            r->row_scale != NULL ? r->row_scale + i : r->col_scale,
+                            r->row_scale == NULL, r->cols, r->mod, r->out + i * r->cols,
+                            r->plane);
 }
 
 /* ---- the products' residues ---------------------------------------------- */
@@ -133,36 +104,47 @@ static void deep_residue_rows(void *context, size_t task, size_t lo, size_t hi)
     (void)task;
     const deep_residues *d = context;
     double v[RUN];
+    const qmm_crt_scale one = {1, 1};
     for (size_t at = lo * d->n; at < hi * d->n; at += RUN) {
         const size_t len = hi * d->n - at < RUN ? hi * d->n - at : RUN;
         for (size_t e = 0; e < len; e++)
             v[e] = (double)d->s[at + e];
-        d->passes->residues(v, len, d->mod, d->out + at, 0);
+        d->passes->residues(v, 1, &one, 0, len, d->mod, d->out + at, 0);
     }
 }
 
-/* C_t = A_t.B_t modulo p as int8 (m x n, dense): the int8 product's stage
- * keeps the residues while each tile is in cache (B_t packed beforehand
- * when packed_b is not NULL); a deeper product than int32 holds is summed in
- * int64 first. */
-static qmm_status residue_product(const qmm_kernel *kern, const qmm_crt_passes *passes,
-                                  size_t m, size_t n, size_t k, const int8_t *a,
-                                  const int8_t *b, const unsigned char *packed_b, int32_t p,
-                                  double inv, int8_t *c, int32_t *s32, int64_t *s64)
+/* C_t = A_t.B_t modulo p_t as int8 for every modulus t (m x n, dense, at
+ * c + t m n; A_t at a + t m k, B_t at b + t k n, or packed at packed_b +
+ * t packed_step when packed_b is not NULL): one batched job whose stages keep
+ * the residues while each tile is in cache; a deeper product than int32
+ * holds is summed in int64 first, a modulus at a time. */
+static qmm_status residue_products(const qmm_kernel *kern, const qmm_crt_passes *passes,
+                                   const qmm_crt_moduli *mod, size_t m, size_t n, size_t k,
+                                   const int8_t *a, const int8_t *b,
+                                   const unsigned char *packed_b, size_t packed_step, int8_t *c,
+                                   int32_t *s32, int64_t *s64)
 {
+    qmm_status st = QMM_OK;
     if (k > QMM_EXACT_DEPTH) {
-        qmm_status st = qmm_exact_sums(m, n, k, a, k, b, n, s32, s64);
-        if (st == QMM_OK) {
-            const qmm_crt_moduli one = {.count = 1, .p = {p}, .inv_p = {inv}};
-            deep_residues d = {s64, c, n, &one, passes};
-            qmm_ranges_for(m, (double)n, deep_residue_rows, &d);
+        for (unsigned t = 0; t < mod->count && st == QMM_OK; t++) {
+            st = qmm_exact_sums(m, n, k, a + t * m * k, k, b + t * k * n, n, s32, s64);
+            if (st == QMM_OK) {
+                const qmm_crt_moduli one = {.count = 1, .p = {mod->p[t]},
+                                            .inv_p = {mod->inv_p[t]}, .split = {mod->split[t]}};
+                deep_residues d = {s64, c + t * m * n, n, &one, passes};
+                qmm_ranges_for(m, (double)n, deep_residue_rows, &d);
+            }
         }
         return st;
     }
-    qmm_epilogue e = {.tile = qmm_epilogue_pick(), .type = QMM_TYPE_I8, .c = c,
-                      .rs = (ptrdiff_t)n, .cs = 1, .modulus = p};
+    qmm_epilogue e[QMM_CRT_MAX_MODULI];
+    for (unsigned t = 0; t < mod->count; t++)
+        e[t] = (qmm_epilogue){.tile = qmm_epilogue_pick(), .type = QMM_TYPE_I8, .c = c + t * m * n,
+                              .rs = (ptrdiff_t)n, .cs = 1, .modulus = mod->p[t]};
     qmm_job job = {.kern = kern, .m = m, .n = n, .k = k, .a = a, .rsa = (ptrdiff_t)k, .csa = 1,
-                   .packed_b = packed_b, .b = b, .rsb = (ptrdiff_t)n, .csb = 1, .epi = &e};
+                   .packed_b = packed_b, .b = b, .rsb = (ptrdiff_t)n, .csb = 1, .epi = e,
+                   .batch = mod->count, .a_step = m * k, .b_step = k * n,
+                   .packed_b_step = packed_step};
     return qmm_job_run(&job);
 }
 
@@ -235,9 +217,7 @@ static int ceil_log2(size_t k)
 /* qmm.h's bits(count) at depth k: floor(log2 P) - 2 - ceil(log2 k). */
 static int bits_for(unsigned count, size_t k)
 {
-    qmm_crt_moduli mod;
-    qmm_crt_moduli_init(count, &mod);
-    return mod.bits - 2 - ceil_log2(k);
+    return qmm_crt_moduli_of(count)->bits - 2 - ceil_log2(k);
 }
 
 /* The fewest moduli whose P holds A'B' at depth k with one bit per side. */
@@ -276,8 +256,7 @@ qmm_status qmm_crt_gemm(qmm_crt_type type, size_t m, size_t n, size_t k, const v
      * above X would cost the rebuilt X its low bits: left out. */
     while (moduli > 1 && bits_for(moduli - 1, k) >= 2 * MOST_BITS)
         moduli--;
-    qmm_crt_moduli mod;
-    qmm_crt_moduli_init(moduli, &mod);
+    const qmm_crt_moduli *mod = qmm_crt_moduli_of(moduli);
     const int bits = bits_for(moduli, k);
     const int alpha = bits / 2 < MOST_BITS ? bits / 2 : MOST_BITS;
     const int beta = bits - alpha < MOST_BITS ? bits - alpha : MOST_BITS;
@@ -286,8 +265,9 @@ qmm_status qmm_crt_gemm(qmm_crt_type type, size_t m, size_t n, size_t k, const v
         return st;
     const int deep = k > QMM_EXACT_DEPTH;
     /* A matrix kernel runs the products a block of rows at a time, each
-     * modulus's B packed once: the block's residues of every modulus stay
-     * in cache from its products to its rebuild. */
+     * modulus's B packed once: the block's residues of A and of the products
+     * for every modulus are made just before they are used, and stay in
+     * cache. */
     qmm_blocking blk;
     size_t packed_stride = 0;
     if (kern->nr > 1 && !deep && qmm_blocking_init(&blk, kern, 1, n, k) == QMM_OK) {
@@ -298,9 +278,9 @@ qmm_status qmm_crt_gemm(qmm_crt_type type, size_t m, size_t n, size_t k, const v
     const size_t block = packed_stride != 0 ? block_rows(kern->mr, moduli, n, m) : m;
     /* m * k, k * n and m * n are spans of floats at least: no overflow. */
     const size_t sizes[] = {
-        m * sizeof(int), n * sizeof(int), m * sizeof(scale2), n * sizeof(scale2),
+        m * sizeof(int), n * sizeof(int), m * sizeof(qmm_crt_scale), n * sizeof(qmm_crt_scale),
         m * sizeof(double), n * sizeof(double),
-        moduli * m * k, moduli * k * n, moduli * block * n, moduli * packed_stride,
+        moduli * block * k, moduli * k * n, moduli * block * n, moduli * packed_stride,
         deep ? m * n * sizeof(int32_t) : 0, deep ? m * n * sizeof(int64_t) : 0};
     enum { EA, EB, SA, SB, MA, MB, RA, RB, RC, PB, S32, S64, PARTS };
     void *part[PARTS];
@@ -316,7 +296,7 @@ qmm_status qmm_crt_gemm(qmm_crt_type type, size_t m, size_t n, size_t k, const v
     }
     /* Row i of A times 2^(alpha - E(i)), column j of B times 2^(beta - F(j));
      * C(i, j) = X * 2^(E(i) - alpha + F(j) - beta). */
-    scale2 *sa = part[SA], *sb = part[SB];
+    qmm_crt_scale *sa = part[SA], *sb = part[SB];
     int col_min = 0, col_max = 0;
     for (size_t i = 0; i < m; i++) {
         sa[i] = scale_of(alpha - ea[i]);
@@ -329,11 +309,10 @@ qmm_status qmm_crt_gemm(qmm_crt_type type, size_t m, size_t n, size_t k, const v
         col_max = j == 0 || eb[j] > col_max ? eb[j] : col_max;
     }
     const qmm_crt_passes *passes = qmm_crt_passes_pick();
-    residues res_a = {type, a, lda, m, k, sa, NULL, &mod, passes, part[RA], m * k};
-    residues res_b = {type, b, ldb, k, n, NULL, sb, &mod, passes, part[RB], k * n};
-    qmm_ranges_for(m, (double)k * moduli, residue_rows, &res_a);
+    residues res_b = {type, b, ldb, k, n, NULL, sb, mod, passes, part[RB], k * n};
     qmm_ranges_for(k, (double)n * moduli, residue_rows, &res_b);
-    const int8_t *ra = part[RA], *rb = part[RB];
+    int8_t *ra = part[RA];
+    const int8_t *rb = part[RB];
     unsigned char *pb = part[PB];
     for (unsigned t = 0; packed_stride != 0 && t < moduli; t++) {
         const qmm_panels x = qmm_packed(kern, &blk, QMM_PACKED_B, n, rb + t * k * n, 1,
@@ -343,13 +322,13 @@ qmm_status qmm_crt_gemm(qmm_crt_type type, size_t m, size_t n, size_t k, const v
     int8_t *rc = part[RC];
     for (size_t i0 = 0; i0 < m && st == QMM_OK; i0 += block) {
         const size_t rows = m - i0 < block ? m - i0 : block;
-        for (unsigned t = 0; t < moduli && st == QMM_OK; t++)
-            st = residue_product(kern, passes, rows, n, k, ra + t * m * k + i0 * k,
-                                 rb + t * k * n, packed_stride ? pb + t * packed_stride : NULL,
-                                 mod.p[t], mod.inv_p[t], rc + t * rows * n, part[S32],
-                                 part[S64]);
+        residues res_a = {type, (const char *)a + i0 * lda * elem, lda, rows, k, sa + i0, NULL,
+                          mod, passes, ra, rows * k};
+        qmm_ranges_for(rows, (double)k * moduli, residue_rows, &res_a);
+        st = residue_products(kern, passes, mod, rows, n, k, ra, rb, packed_stride ? pb : NULL,
+                              packed_stride, rc, part[S32], part[S64]);
         if (st == QMM_OK) {
-            rebuild r = {&mod, passes, rc, i0, rows * n, n, ldc, ea, eb, col_min, col_max,
+            rebuild r = {mod, passes, rc, i0, rows * n, n, ldc, ea, eb, col_min, col_max,
                          type, c};
             qmm_ranges_for(rows, (double)n * moduli, rebuild_rows, &r);
         }

@@ -1,6 +1,7 @@
 #include "crt_moduli.h"
 
 #include <math.h>
+#include <pthread.h>
 
 /* Pairwise coprime, odd (so that every residue has a representative in
  * [-127, 127] and the int8 products keep QMM_EXACT_DEPTH), largest first:
@@ -20,7 +21,7 @@ static int32_t inverse_mod(int32_t x, int32_t p)
 
 enum { GRID = 40 };  /* f1 is a multiple of 2^-GRID */
 
-void qmm_crt_moduli_init(unsigned count, qmm_crt_moduli *out)
+static void moduli_init(unsigned count, qmm_crt_moduli *out)
 {
     out->count = count;
     unsigned __int128 big = 1;
@@ -36,6 +37,8 @@ void qmm_crt_moduli_init(unsigned count, qmm_crt_moduli *out)
         const int64_t scaled = y << GRID, whole = (scaled + p / 2) / p;
         out->p[t] = p;
         out->inv_p[t] = 1.0 / p;
+        const int32_t split = (int32_t)(((int64_t)1 << QMM_CRT_SPLIT) % p);
+        out->split[t] = split > p / 2 ? split - p : split;
         out->f1[t] = ldexp((double)whole, -GRID);
         out->f2[t] = ldexp((double)(scaled - whole * p) / p, -GRID);
         big *= (unsigned)p;
@@ -46,4 +49,19 @@ void qmm_crt_moduli_init(unsigned count, qmm_crt_moduli *out)
     out->bits = 0;
     while (out->bits < 127 && big >> (out->bits + 1) != 0)
         out->bits++;
+}
+
+static qmm_crt_moduli sets[QMM_CRT_MAX_MODULI];
+static pthread_once_t sets_once = PTHREAD_ONCE_INIT;
+
+static void sets_init(void)
+{
+    for (unsigned count = 1; count <= QMM_CRT_MAX_MODULI; count++)
+        moduli_init(count, &sets[count - 1]);
+}
+
+const qmm_crt_moduli *qmm_crt_moduli_of(unsigned count)
+{
+    pthread_once(&sets_once, sets_init);
+    return &sets[count - 1];
 }

@@ -20,17 +20,23 @@
 
 #include "qmm/qmm.h"
 
+/* An integer v below 2^52 in magnitude is reduced as v = h 2^QMM_CRT_SPLIT + l
+ * (|l| <= 2^25): y = h split_t + l is congruent to v modulo p_t and below
+ * 2^33, so that y / p_t, rounded, is exactly y's nearest quotient. */
+enum { QMM_CRT_SPLIT = 26 };
+
 typedef struct qmm_crt_moduli {
     unsigned count;
     int32_t p[QMM_CRT_MAX_MODULI];       /* odd, at most 255: residues fit int8 as |r| <= 127 */
     double inv_p[QMM_CRT_MAX_MODULI];    /* 1 / p, rounded */
+    double split[QMM_CRT_MAX_MODULI];    /* the symmetric residue of 2^QMM_CRT_SPLIT modulo p */
     double f1[QMM_CRT_MAX_MODULI], f2[QMM_CRT_MAX_MODULI];
     double big_hi, big_lo;               /* P rounded to double, and P - big_hi rounded */
     int bits;                            /* floor(log2 P) */
 } qmm_crt_moduli;
 
 /* The first `count` moduli (1 <= count <= QMM_CRT_MAX_MODULI) and their
- * constants. */
-void qmm_crt_moduli_init(unsigned count, qmm_crt_moduli *out);
+ * constants, made once per process. */
+const qmm_crt_moduli *qmm_crt_moduli_of(unsigned count);
 
 #endif

@@ -11,11 +11,19 @@
 
 #include "crt_moduli.h"
 
+/* A power of two 2^s as two normal factors (float_gemm/crt.c): x f1 f2 is
+ * x 2^s, exact where it matters. */
+typedef struct qmm_crt_scale {
+    double f1, f2;
+} qmm_crt_scale;
+
 typedef struct qmm_crt_passes {
-    /* The symmetric residue of each v[jj] (an integer, |v| < 2^52) modulo
-     * each p_t, to out[t * plane + jj]. */
-    void (*residues)(const double *v, size_t len, const qmm_crt_moduli *mod, int8_t *out,
-                     size_t plane);
+    /* For the len elements x[jj] of a run of a line (doubles when f64, else
+     * floats): v = x[jj] s.f1 s.f2 rounded to an integer, ties to even, with
+     * s = scale[jj] when per_element, else scale[0] (|v| < 2^52); then v's
+     * symmetric residue modulo each p_t, to out[t * plane + jj]. */
+    void (*residues)(const void *x, int f64, const qmm_crt_scale *scale, int per_element,
+                     size_t len, const qmm_crt_moduli *mod, int8_t *out, size_t plane);
     /* X / P's fractional part v from the residues c_t = res[t * plane + jj]
      * (qmm.h's t1, t2, v), and x[jj] = v P_hi + v P_lo. */
     void (*rebuild)(const int8_t *res, size_t plane, size_t len, const qmm_crt_moduli *mod,

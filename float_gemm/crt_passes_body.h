@@ -16,19 +16,40 @@ static inline double LOCAL(round_small)(double x)
     return (x + 0x1.8p52) - 0x1.8p52;
 }
 
-/* v - p round(v / p) is exact (both integers below 2^53) and within p of
- * the symmetric residue (the quotient's error is far below 1/2). */
-static void LOCAL(residues)(const double *restrict v, size_t len, const qmm_crt_moduli *mod,
+/* x rounded to an integer, ties to even, for |x| < 2^52: |x| + 2^52 has
+ * units of 1, so the addition rounds, and the subtraction is exact; a form
+ * the compiler vectorizes (rint is a call without SSE4.1). */
+static inline double LOCAL(round_whole)(double x)
+{
+    return __builtin_copysign((__builtin_fabs(x) + 0x1p52) - 0x1p52, x);
+}
+
+enum { LOCAL(SCALED) = 256 };  /* elements scaled at once, on the stack */
+
+/* v split as crt_moduli.h says, then y - p round(y / p) for each p: every
+ * step exact, and the quotient y's nearest, so the symmetric residue. */
+static void LOCAL(residues)(const void *x, int f64, const qmm_crt_scale *scale,
+                            int per_element, size_t len, const qmm_crt_moduli *mod,
                             int8_t *restrict out, size_t plane)
 {
-    for (unsigned t = 0; t < mod->count; t++) {
-        const double p = mod->p[t], inv = mod->inv_p[t], half = (p - 1) / 2;
-        int8_t *restrict o = out + t * plane;
-        for (size_t jj = 0; jj < len; jj++) {
-            double r = v[jj] - p * LOCAL(round_small)(v[jj] * inv);
-            r -= r > half ? p : 0;
-            r += r < -half ? p : 0;
-            o[jj] = (int8_t)(int32_t)r;
+    const double up = (double)((int64_t)1 << QMM_CRT_SPLIT), down = 1 / up;
+    double h[LOCAL(SCALED)], l[LOCAL(SCALED)];
+    for (size_t j0 = 0; j0 < len; j0 += LOCAL(SCALED)) {
+        const size_t run = len - j0 < LOCAL(SCALED) ? len - j0 : LOCAL(SCALED);
+        for (size_t jj = 0; jj < run; jj++) {
+            const double e = f64 ? ((const double *)x)[j0 + jj] : ((const float *)x)[j0 + jj];
+            const qmm_crt_scale s = scale[per_element ? j0 + jj : 0];
+            const double v = LOCAL(round_whole)(e * s.f1 * s.f2);
+            h[jj] = LOCAL(round_small)(v * down);
+            l[jj] = v - h[jj] * up;
+        }
+        for (unsigned t = 0; t < mod->count; t++) {
+            const double p = mod->p[t], inv = mod->inv_p[t], split = mod->split[t];
+            int8_t *restrict o = out + t * plane + j0;
+            for (size_t jj = 0; jj < run; jj++) {
+                const double y = h[jj] * split + l[jj];
+                o[jj] = (int8_t)(int32_t)(y - p * LOCAL(round_small)(y * inv));
+            }
         }
     }
 }

@@ -12,6 +12,11 @@
  * QMM_KERNEL in a child process of its own, then with the selector's
  * kernels; each product on 1 to 4 threads, split however small it is.
  *
+ * Every instance of the passes this CPU runs (float_gemm/crt_passes.h),
+ * beside the one the library picks: residues and rebuilds of runs of every
+ * length up to a few vectors past the instances' blocks, against the steps
+ * the header defines.
+ *
  * Accuracy, against double-double dot products of the same inputs: the
  * error falls by at least 10x per added modulus until double's own, and
  * QMM_CRT_FP64_MODULI (QMM_CRT_FP32_MODULI for float) give a native GEMM's.
@@ -31,6 +36,8 @@
 #include <string.h>
 
 #include "compute/partition.h"
+#include "float_gemm/crt_passes.h"
+#include "platform/cpu.h"
 #include "support/testlib.h"
 
 #define COUNT(x) (sizeof(x) / sizeof((x)[0]))
@@ -521,6 +528,133 @@ static void accuracy(void)
 
 /* ---- every kernel ----------------------------------------------------------------------------- */
 
+/* ---- the passes' instances -------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    unsigned features;
+    const qmm_crt_passes *passes;
+} pass_instances[] = {
+#if defined(__x86_64__)
+    {"avx512", QMM_CPU_AVX512VNNI, &qmm_crt_passes_avx512},
+    {"avx2", QMM_CPU_AVX2, &qmm_crt_passes_avx2},
+#endif
+    {"generic", 0, &qmm_crt_passes_generic},
+};
+
+enum { RUN_MOST = 300 };
+
+static const size_t run_lengths[] = {1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 255, 256, 257, RUN_MOST};
+
+/* Run x (floats or doubles) scaled by scale (one, or one per element) to
+ * integers below 2^52 in magnitude, some exactly halfway, some zeros of
+ * either sign. */
+static void residue_inputs(int f64, int per_element, size_t len, void *x, qmm_crt_scale *scale)
+{
+    for (size_t j = 0; j < len; j++) {
+        const size_t at = per_element ? j : 0;
+        const int bits = 1 + (int)test_rand_below(51);  /* |x 2^s| < 2^bits */
+        double v = test_rand_signed();
+        if (test_rand_below(8) == 0)
+            v = test_rand_below(2) ? 0.0 : -0.0;
+        if (f64)
+            ((double *)x)[j] = v;
+        else
+            ((float *)x)[j] = (float)v;
+        if (at == j) {
+            const int s = bits - (int)test_rand_below(2);  /* some values x.5 */
+            scale[at] = (qmm_crt_scale){ldexp(1, s / 2), ldexp(1, s - s / 2)};
+        }
+    }
+}
+
+static void pass_residues(size_t ins, const qmm_crt_moduli *mod)
+{
+    static double x[RUN_MOST];
+    static qmm_crt_scale scale[RUN_MOST];
+    static int8_t out[QMM_CRT_MAX_MODULI * (RUN_MOST + 1)];
+    size_t bad = 0;
+    for (size_t l = 0; l < COUNT(run_lengths); l++)
+        for (int f64 = 0; f64 < 2; f64++)
+            for (int per_element = 0; per_element < 2; per_element++) {
+                const size_t len = run_lengths[l], plane = len + 1;
+                residue_inputs(f64, per_element, len, x, scale);
+                memset(out, 0x55, sizeof out);
+                pass_instances[ins].passes->residues(x, f64, scale, per_element, len, mod, out,
+                                                     plane);
+                for (size_t j = 0; j < len; j++) {
+                    const qmm_crt_scale sc = scale[per_element ? j : 0];
+                    const double e = f64 ? x[j] : ((const float *)(const void *)x)[j];
+                    const double v = nearbyint(e * sc.f1 * sc.f2);
+                    for (unsigned t = 0; t < mod->count; t++) {
+                        const int32_t want = symmetric_mod((i128)v, mod->p[t]);
+                        if (out[t * plane + j] != want && bad++ == 0)
+                            test_fail(__FILE__, __LINE__,
+                                      "passes %s: the residue of %.17g modulo %d is %d, want %d "
+                                      "(run of %zu, %s, %s scale)",
+                                      pass_instances[ins].name, v, mod->p[t], out[t * plane + j],
+                                      want, len, f64 ? "double" : "float",
+                                      per_element ? "per element" : "one");
+                    }
+                }
+                for (unsigned t = 0; t < mod->count; t++)
+                    if (out[t * plane + len] != 0x55 && bad++ == 0)
+                        test_fail(__FILE__, __LINE__,
+                                  "passes %s: the residues of a run of %zu wrote past it",
+                                  pass_instances[ins].name, len);
+                checks++;
+            }
+}
+
+static void pass_rebuild(size_t ins, const qmm_crt_moduli *mod)
+{
+    static int8_t res[QMM_CRT_MAX_MODULI * RUN_MOST];
+    static double got[RUN_MOST + 1], want[RUN_MOST];
+    size_t bad = 0;
+    for (size_t l = 0; l < COUNT(run_lengths); l++) {
+        const size_t len = run_lengths[l], plane = len;
+        for (unsigned t = 0; t < mod->count; t++)
+            for (size_t j = 0; j < len; j++) {
+                const int32_t half = (mod->p[t] - 1) / 2;
+                res[t * plane + j] = (int8_t)((int32_t)test_rand_below((size_t)(2 * half + 1)) - half);
+            }
+        got[len] = 42;
+        pass_instances[ins].passes->rebuild(res, plane, len, mod, got);
+        for (size_t j = 0; j < len; j++) {
+            double t1 = 0, t2 = 0;
+            for (unsigned t = 0; t < mod->count; t++) {
+                t1 = t1 + res[t * plane + j] * mod->f1[t];
+                t2 = t2 + res[t * plane + j] * mod->f2[t];
+            }
+            double v = (t1 - nearbyint(t1)) + t2;
+            v = v - nearbyint(v);
+            want[j] = v * mod->big_hi + v * mod->big_lo;
+        }
+        if ((memcmp(got, want, len * sizeof *got) != 0 || got[len] != 42) && bad++ == 0)
+            test_fail(__FILE__, __LINE__,
+                      "passes %s: the rebuild of a run of %zu on %u moduli differs from the "
+                      "header's steps",
+                      pass_instances[ins].name, len, mod->count);
+        checks++;
+    }
+}
+
+static void passes_instances(void)
+{
+    for (size_t ins = 0; ins < COUNT(pass_instances); ins++) {
+        if (!qmm_cpu_has(pass_instances[ins].features)) {
+            printf("test_float_crt: the %s passes skipped: their features are not in effect "
+                   "on this CPU\n",
+                   pass_instances[ins].name);
+            continue;
+        }
+        for (unsigned count = 1; count <= QMM_CRT_MAX_MODULI; count += 5) {
+            pass_residues(ins, qmm_crt_moduli_of(count));
+            pass_rebuild(ins, qmm_crt_moduli_of(count));
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     /* Every product split over the threads, however small (as in test_threads). */
@@ -529,6 +663,7 @@ int main(int argc, char **argv)
     if (rc >= 0)
         return rc;
     bad_input();
+    passes_instances();
     suite();
     accuracy();
     return test_finish("test_float_crt", checks);
