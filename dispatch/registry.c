@@ -31,7 +31,7 @@
     QMM_ROWS_DECL_##rows_(fn_)                                                         \
     QMM_OVERLAP_DECL_##overlap_(fn_)
 #define QMM_DESCRIPTOR(label_, name_, fn_, isa_, mr_, nr_, rank_, a_format_, b_format_,  \
-                       features_, rows_, hooks_, overlap_, a_type_, u8_a_)            \
+                       features_, rows_, hooks_, overlap_, a_type_, u8_a_, l1s_)      \
     {                                                                                  \
         .name = label_,                                                                \
         .isa = isa_,                                                                   \
@@ -49,6 +49,7 @@
         .run_overlap = QMM_OVERLAP_FN_##overlap_(fn_),                                 \
         .a_type = a_type_,                                                             \
         .u8_a = u8_a_,                                                                 \
+        .depth_l1s = l1s_,                                                             \
     }
 /* U8A: the twin, its name the kernel's with "+u8a". */
 #define QMM_TWIN_U8A(name_, ...)                                                       \
@@ -56,16 +57,16 @@
     static const qmm_kernel name_##_u8a_descriptor;
 #define QMM_TWIN_I8A(name_, ...)
 #define QMM_TWIN_DESC_U8A(name_, isa_, mr_, nr_, rank_, a_format_, b_format_, features_,  \
-                          rows_, hooks_, overlap_)                                     \
+                          rows_, hooks_, overlap_, l1s_)                               \
     static const qmm_kernel name_##_u8a_descriptor =                                   \
         QMM_DESCRIPTOR(#name_ "+u8a", name_, qmm_##name_##_u8a, isa_, mr_, nr_, rank_,   \
                        a_format_, b_format_, features_, rows_, hooks_, overlap_,        \
-                       QMM_TYPE_U8, NULL);
+                       QMM_TYPE_U8, NULL, l1s_);
 #define QMM_TWIN_DESC_I8A(name_, ...)
 #define QMM_TWIN_PTR_U8A(name_) &name_##_u8a_descriptor
 #define QMM_TWIN_PTR_I8A(name_) NULL
 #define QMM_KERNEL(name_, isa_, mr_, nr_, rank_, a_format_, b_format_, features_, rows_,  \
-                   hooks_, overlap_, a_u8_)                                            \
+                   hooks_, overlap_, a_u8_, l1s_)                                      \
     QMM_MICROKERNELS(qmm_##name_, rows_, overlap_)                                     \
     QMM_HOOKS_DECL_##hooks_(name_)                                                     \
     QMM_TWIN_##a_u8_(name_, rows_, overlap_)                                           \
@@ -76,9 +77,9 @@
     static const qmm_kernel name_##_descriptor =                                       \
         QMM_DESCRIPTOR(#name_, name_, qmm_##name_, isa_, mr_, nr_, rank_, a_format_,     \
                        b_format_, features_, rows_, hooks_, overlap_, QMM_TYPE_I8,      \
-                       QMM_TWIN_PTR_##a_u8_(name_));                                   \
+                       QMM_TWIN_PTR_##a_u8_(name_), l1s_);                             \
     QMM_TWIN_DESC_##a_u8_(name_, isa_, mr_, nr_, rank_, a_format_, b_format_, features_, \
-                          rows_, hooks_, overlap_)
+                          rows_, hooks_, overlap_, l1s_)
 #include "kernel_list.h"
 #undef QMM_KERNEL
 #undef QMM_ROWS_DECL_ROWS

@@ -36,9 +36,9 @@ typedef struct product_case {
     int in_place;       /* the driver reads A in place (compute/loops.h) */
 } product_case;
 
-/* In place: k a multiple of the A format's 64 and at most one k block of
- * the kernel's 1024 depths, lda == k. The others just miss it: lda = k + 3,
- * two k blocks, k not a multiple of 64. */
+/* In place: k a multiple of the A format's 64 and one k block (up to 3072
+ * depths on a 48 KiB L1: compute/blocking.c), lda == k. The others just miss
+ * it: lda = k + 3, several k blocks, k not a multiple of 64. */
 static const product_case products[] = {
     {70, 45, 128, 0, LAYOUT_ROW, 1},
     {33, 40, 640, 0, LAYOUT_COL, 1},
@@ -46,7 +46,7 @@ static const product_case products[] = {
     {31, 33, 192, 0, LAYOUT_REVERSED, 1},
     {70, 45, 128, 3, LAYOUT_ROW, 0},
     {33, 40, 640, 3, LAYOUT_COL, 0},
-    {96, 64, 2048, 0, LAYOUT_ROW, 0},
+    {96, 64, 6144, 0, LAYOUT_ROW, 0},
     {200, 300, 1100, 0, LAYOUT_COL, 0},
 };
 
