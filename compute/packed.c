@@ -54,3 +54,20 @@ void qmm_packed_fill(const qmm_panels *x, const qmm_blocking *blk)
     qmm_team_run(&team, qmm_ceil_div(x->count, f.panels_per_task), fill, &f);
     qmm_team_leave(&team);
 }
+
+void qmm_packed_fill_part(const qmm_panels *x, const qmm_blocking *blk, size_t p0, size_t count,
+                          const int8_t *src, ptrdiff_t ls, ptrdiff_t ds)
+{
+    for (size_t kb = 0; kb < blk->k_blocks; kb++) {
+        /* The part as panels of their own, from panel p0 of block kb on. */
+        qmm_panels part = *x;
+        part.src = src;
+        part.ls = ls;
+        part.ds = ds;
+        part.lines = x->lines - p0 * x->r;
+        part.data = (unsigned char *)qmm_panels_at(x, blk, kb, p0);
+        part.kb0 = kb;
+        part.p0 = 0;
+        qmm_panels_pack(&part, blk, kb, 0, count);
+    }
+}

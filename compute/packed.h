@@ -31,4 +31,10 @@ size_t qmm_packed_bytes(const qmm_blocking *blk, qmm_packed_side side);
  * QMM_PACK_MAX_ALIGN, on as many threads as its size is worth. */
 void qmm_packed_fill(const qmm_panels *x, const qmm_blocking *blk);
 
+/* Packs panels [p0, p0 + count) of every k block of x (from qmm_packed) on
+ * the calling thread, from a source that holds their lines alone: line
+ * p0 * r + i, depth p at src[i*ls + p*ds]. */
+void qmm_packed_fill_part(const qmm_panels *x, const qmm_blocking *blk, size_t p0, size_t count,
+                          const int8_t *src, ptrdiff_t ls, ptrdiff_t ds);
+
 #endif

@@ -86,6 +86,46 @@ static void residue_rows(void *context, size_t task, size_t lo, size_t hi)
                             r->plane);
 }
 
+/* ---- B's residues, packed a strip of columns at a time ---------------- */
+
+/* A strip's residues of every modulus fill about STRIP_BYTES, to stay in
+ * cache from the residues pass to the packing. */
+enum { STRIP_BYTES = 1 << 20 };
+
+typedef struct b_strips {
+    residues res;                 /* all of B's, out the task's strip buffer */
+    size_t elem, n, width, strips, tasks;
+    const qmm_kernel *kern;
+    const qmm_blocking *blk;
+    unsigned char *packed;        /* modulus t's B packed at packed + t * stride */
+    size_t stride;
+    int8_t *buffers;              /* task t's at buffers + t * moduli * k * width */
+} b_strips;
+
+static void pack_strips(void *context, size_t task)
+{
+    const b_strips *s = context;
+    const unsigned nr = s->kern->nr, moduli = s->res.mod->count;
+    const size_t k = s->res.rows;
+    int8_t *buf = s->buffers + task * moduli * k * s->width;
+    for (size_t strip = task; strip < s->strips; strip += s->tasks) {
+        const size_t j0 = strip * s->width, cols = s->n - j0 < s->width ? s->n - j0 : s->width;
+        residues r = s->res;
+        r.x = (const char *)r.x + j0 * s->elem;
+        r.cols = cols;
+        r.col_scale += j0;
+        r.out = buf;
+        r.plane = k * cols;
+        residue_rows(&r, 0, 0, k);
+        for (unsigned t = 0; t < moduli; t++) {
+            const qmm_panels x = qmm_packed(s->kern, s->blk, QMM_PACKED_B, s->n, NULL, 0, 0,
+                                            s->packed + t * s->stride);
+            qmm_packed_fill_part(&x, s->blk, j0 / nr, qmm_ceil_div(cols, nr), buf + t * k * cols,
+                                 1, (ptrdiff_t)cols);
+        }
+    }
+}
+
 /* ---- the products' residues ---------------------------------------------- */
 
 /* The symmetric residues of exact int64 sums (a product deeper than
@@ -276,11 +316,24 @@ qmm_status qmm_crt_gemm(qmm_crt_type type, size_t m, size_t n, size_t k, const v
             packed_stride = (bytes + QMM_PACK_MAX_ALIGN - 1) / QMM_PACK_MAX_ALIGN * QMM_PACK_MAX_ALIGN;
     }
     const size_t block = packed_stride != 0 ? block_rows(kern->mr, moduli, n, m) : m;
+    /* B packed: its residues a strip of columns at a time, a strip per task
+     * of a team of up to strip_tasks; else all at once. */
+    size_t width = 0, strips = 0, strip_tasks = 0;
+    if (packed_stride != 0) {
+        width = STRIP_BYTES / ((size_t)moduli * k) / kern->nr * kern->nr;
+        width = width < kern->nr ? kern->nr : width;
+        strips = qmm_ceil_div(n, width);
+        const double worth = (double)k * (double)n * moduli / QMM_RANGES_SMALL_WORK;
+        const size_t threads = qmm_get_num_threads();
+        strip_tasks = worth < 1 ? 1 : worth < (double)threads ? (size_t)worth : threads;
+        strip_tasks = strip_tasks < strips ? strip_tasks : strips;
+    }
     /* m * k, k * n and m * n are spans of floats at least: no overflow. */
     const size_t sizes[] = {
         m * sizeof(int), n * sizeof(int), m * sizeof(qmm_crt_scale), n * sizeof(qmm_crt_scale),
         m * sizeof(double), n * sizeof(double),
-        moduli * block * k, moduli * k * n, moduli * block * n, moduli * packed_stride,
+        moduli * block * k, moduli * k * (packed_stride != 0 ? width * strip_tasks : n),
+        moduli * block * n, moduli * packed_stride,
         deep ? m * n * sizeof(int32_t) : 0, deep ? m * n * sizeof(int64_t) : 0};
     enum { EA, EB, SA, SB, MA, MB, RA, RB, RC, PB, S32, S64, PARTS };
     void *part[PARTS];
@@ -310,14 +363,18 @@ qmm_status qmm_crt_gemm(qmm_crt_type type, size_t m, size_t n, size_t k, const v
     }
     const qmm_crt_passes *passes = qmm_crt_passes_pick();
     residues res_b = {type, b, ldb, k, n, NULL, sb, mod, passes, part[RB], k * n};
-    qmm_ranges_for(k, (double)n * moduli, residue_rows, &res_b);
     int8_t *ra = part[RA];
     const int8_t *rb = part[RB];
     unsigned char *pb = part[PB];
-    for (unsigned t = 0; packed_stride != 0 && t < moduli; t++) {
-        const qmm_panels x = qmm_packed(kern, &blk, QMM_PACKED_B, n, rb + t * k * n, 1,
-                                        (ptrdiff_t)n, pb + t * packed_stride);
-        qmm_packed_fill(&x, &blk);
+    if (packed_stride != 0) {
+        b_strips bs = {res_b, elem, n, width, strips, strip_tasks, kern, &blk, pb,
+                       packed_stride, part[RB]};
+        qmm_team team = qmm_team_join(strip_tasks);
+        bs.tasks = team.threads;
+        qmm_team_run(&team, bs.tasks, pack_strips, &bs);
+        qmm_team_leave(&team);
+    } else {
+        qmm_ranges_for(k, (double)n * moduli, residue_rows, &res_b);
     }
     int8_t *rc = part[RC];
     for (size_t i0 = 0; i0 < m && st == QMM_OK; i0 += block) {

@@ -306,6 +306,10 @@ static void shapes(void)
         /* 16 moduli's residues of 300 rows of 1000 pass the 4 MiB of a row
          * block (float_gemm/crt.c): two blocks. */
         {300, 20, 1000, 1},
+        /* 9 and 16 moduli's residues of 1000 depths pass the 1 MiB of a strip
+         * of B's columns at 96 and 64 columns: strips, the last partial, on
+         * several tasks. */
+        {40, 1000, 200, 1},
     };
     for (size_t s = 0; s < COUNT(sizes); s++)
         for (int is_f64 = 0; is_f64 < 2; is_f64++) {
