@@ -74,16 +74,24 @@ typedef struct residues {
 
 enum { RUN = 256 };  /* elements of a line handled at once, on the stack */
 
+/* Rows this far ahead are fetched while a row is reduced: the rows of a
+ * strip of B are a page or more apart, beyond the hardware's prefetching. */
+enum { AHEAD = 8 };
+
 static void residue_rows(void *context, size_t task, size_t lo, size_t hi)
 {
     (void)task;
     const residues *r = context;
     const size_t elem = r->type == QMM_CRT_F64 ? sizeof(double) : sizeof(float);
-    for (size_t i = lo; i < hi; i++)
+    for (size_t i = lo; i < hi; i++) {
+        const char *ahead = (const char *)r->x + (i + AHEAD) * r->ld * elem;
+        for (size_t at = 0; i + AHEAD < hi && at < r->cols * elem; at += 64)
+            __builtin_prefetch(ahead + at);
         r->passes->residues((const char *)r->x + i * r->ld * elem, r->type == QMM_CRT_F64,
                             r->row_scale != NULL ? r->row_scale + i : r->col_scale,
                             r->row_scale == NULL, r->cols, r->mod, r->out + i * r->cols,
                             r->plane);
+    }
 }
 
 /* ---- B's residues, packed a strip of columns at a time ---------------- */
@@ -169,8 +177,7 @@ static qmm_status residue_products(const qmm_kernel *kern, const qmm_crt_passes 
         for (unsigned t = 0; t < mod->count && st == QMM_OK; t++) {
             st = qmm_exact_sums(m, n, k, a + t * m * k, k, b + t * k * n, n, s32, s64);
             if (st == QMM_OK) {
-                const qmm_crt_moduli one = {.count = 1, .p = {mod->p[t]},
-                                            .inv_p = {mod->inv_p[t]}, .split = {mod->split[t]}};
+                const qmm_crt_moduli one = qmm_crt_modulus(mod, t);
                 deep_residues d = {s64, c + t * m * n, n, &one, passes};
                 qmm_ranges_for(m, (double)n, deep_residue_rows, &d);
             }

@@ -39,6 +39,13 @@ static void moduli_init(unsigned count, qmm_crt_moduli *out)
         out->inv_p[t] = 1.0 / p;
         const int32_t split = (int32_t)(((int64_t)1 << QMM_CRT_SPLIT) % p);
         out->split[t] = split > p / 2 ? split - p : split;
+        int32_t power = 1;
+        for (int i = 0; i < 3; i++) {
+            power = (int32_t)(((int64_t)power << QMM_CRT_DIGIT) % p);
+            out->digit[t][i] = (float)(power > p / 2 ? power - p : power);
+        }
+        out->p_f[t] = (float)p;
+        out->inv_p_f[t] = 1.0f / (float)p;
         out->f1[t] = ldexp((double)whole, -GRID);
         out->f2[t] = ldexp((double)(scaled - whole * p) / p, -GRID);
         big *= (unsigned)p;
@@ -64,4 +71,16 @@ const qmm_crt_moduli *qmm_crt_moduli_of(unsigned count)
 {
     pthread_once(&sets_once, sets_init);
     return &sets[count - 1];
+}
+
+qmm_crt_moduli qmm_crt_modulus(const qmm_crt_moduli *mod, unsigned t)
+{
+    qmm_crt_moduli one = {.count = 1,
+                          .p = {mod->p[t]},
+                          .inv_p = {mod->inv_p[t]},
+                          .split = {mod->split[t]},
+                          .digit = {{mod->digit[t][0], mod->digit[t][1], mod->digit[t][2]}},
+                          .p_f = {mod->p_f[t]},
+                          .inv_p_f = {mod->inv_p_f[t]}};
+    return one;
 }

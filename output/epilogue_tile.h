@@ -18,9 +18,10 @@
  * cols, s0, s1, fb, clamp, lo, hi, out, out_rs, mv, nv) stores
  * out[jj] = ((float)(in[jj] + cols[jj] + r) * s0[jj]) [* s1[jj] when s1 is
  * not NULL] + fb[jj], clamped to [lo, hi] when clamp, on each of mv rows, for
- * parameters the same on every row; QMM_EPILOGUE_RESIDUE_ROW for the
- * residue stage: ROW(in, out, nv, p) stores the symmetric residue of each of
- * nv sums modulo the odd p as a byte.
+ * parameters the same on every row; QMM_EPILOGUE_RESIDUE_BLOCK for the
+ * residue stage: BLOCK(in, in_rs, out, out_rs, mv, nv, p) stores the
+ * symmetric residue of each sum modulo the odd p as a byte, on each of mv
+ * rows.
  * Every file that includes it is built with -ffp-contract=off: each float
  * operation below is the one the header of qmm.h defines, rounded once, so
  * every instance gives the same bits.
@@ -214,7 +215,6 @@ static ALWAYS_INLINE void LOCAL(dequantize_row)(const int32_t *restrict in,
     }
 }
 
-#if !defined(QMM_EPILOGUE_RESIDUE_ROW)
 /* One row of residues. x = hi 2^16 + lo (lo in [0, 2^16)) is congruent to
  * y = hi (2^16 mod p) + lo, below 2^23 in magnitude: exact in float, whose
  * quotient by p errs by far less than 1/2. y - q p for that quotient rounded
@@ -236,8 +236,6 @@ static ALWAYS_INLINE void LOCAL(residue_row)(const int32_t *restrict in, uint8_t
         out[jj] = (uint8_t)r;
     }
 }
-#define QMM_EPILOGUE_RESIDUE_ROW LOCAL(residue_row)
-#endif
 
 /* One row of an int8 or uint8 C: sums, then clamp(rule(s), lo, hi) + zp,
  * stored as its low byte (int8 and uint8 alike: the value is in the type's
@@ -367,9 +365,17 @@ static ALWAYS_INLINE void LOCAL(requantize)(const qmm_epilogue *e, size_t i, siz
                                             const int has_cols)
 {
     if (e->modulus != 0) {
+#if defined(QMM_EPILOGUE_RESIDUE_BLOCK)
+        if (e->cs == 1) {
+            QMM_EPILOGUE_RESIDUE_BLOCK(s->s, s->s_rs,
+                                       (uint8_t *)e->c + (ptrdiff_t)i * e->rs + (ptrdiff_t)j,
+                                       e->rs, mv, nv, e->modulus);
+            return;
+        }
+#endif
         for (size_t ii = 0; ii < mv; ii++) {
             uint8_t *out = LOCAL(row_out)(e, i, j, ii, buf);
-            QMM_EPILOGUE_RESIDUE_ROW(s->s + (ptrdiff_t)ii * s->s_rs, out, nv, e->modulus);
+            LOCAL(residue_row)(s->s + (ptrdiff_t)ii * s->s_rs, out, nv, e->modulus);
             LOCAL(put_row)(e, i, j, ii, nv, out);
         }
         return;
@@ -482,4 +488,3 @@ void QMM_EPILOGUE_TILE_FN(const qmm_epilogue *e, size_t i, size_t j, size_t mv, 
 #undef ALWAYS_INLINE
 #undef TILE_FN
 #undef TILE_FN_
-#undef QMM_EPILOGUE_RESIDUE_ROW

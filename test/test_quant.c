@@ -1455,28 +1455,34 @@ static void stage_signed_zero(size_t ins)
 }
 
 /* The residue stage (the Chinese-remainder GEMMs' int8 C): each sum's
- * symmetric residue, whole int32 range, every odd modulus up to 255. */
+ * symmetric residue, whole int32 range, every odd modulus up to 255, into
+ * a C whose columns are adjacent (an instance's block) or apart. */
 static void stage_residues(size_t ins)
 {
     enum { ROWS = 3, COLS = 37 };
     int32_t sums[ROWS * COLS];
-    int8_t got[ROWS * COLS];
+    int8_t got[ROWS * COLS * 2];
     size_t bad = 0;
-    for (int32_t p = 3; p <= 255; p += 2) {
-        for (size_t x = 0; x < ROWS * COLS; x++)
-            sums[x] = x == 0 ? INT32_MIN : x == 1 ? INT32_MAX : rand_i32() >> test_rand_below(32);
-        const qmm_epilogue e = {.type = QMM_TYPE_I8, .c = got, .rs = COLS, .cs = 1, .modulus = p};
-        stage_instances[ins].tile(&e, 0, 0, ROWS, COLS, sums, COLS, 1);
-        for (size_t x = 0; x < ROWS * COLS; x++) {
-            int64_t r = (int64_t)sums[x] % p;
-            r -= r > (p - 1) / 2 ? p : 0;
-            r += r < -(p - 1) / 2 ? p : 0;
-            if (got[x] != r && bad++ == 0)
-                test_fail(__FILE__, __LINE__, "stage instance %s: %d modulo %d gives %d, want %d",
-                          stage_instances[ins].name, sums[x], p, got[x], (int)r);
+    for (int32_t p = 3; p <= 255; p += 2)
+        for (ptrdiff_t cs = 1; cs <= 2; cs++) {
+            for (size_t x = 0; x < ROWS * COLS; x++)
+                sums[x] = x == 0 ? INT32_MIN : x == 1 ? INT32_MAX : rand_i32() >> test_rand_below(32);
+            const qmm_epilogue e = {.type = QMM_TYPE_I8, .c = got, .rs = COLS * cs, .cs = cs,
+                                    .modulus = p};
+            stage_instances[ins].tile(&e, 0, 0, ROWS, COLS, sums, COLS, 1);
+            for (size_t x = 0; x < ROWS * COLS; x++) {
+                int64_t r = (int64_t)sums[x] % p;
+                r -= r > (p - 1) / 2 ? p : 0;
+                r += r < -(p - 1) / 2 ? p : 0;
+                const int8_t at = got[(ptrdiff_t)(x / COLS) * e.rs + (ptrdiff_t)(x % COLS) * cs];
+                if (at != r && bad++ == 0)
+                    test_fail(__FILE__, __LINE__,
+                              "stage instance %s: %d modulo %d gives %d, want %d (columns %td "
+                              "apart)",
+                              stage_instances[ins].name, sums[x], p, at, (int)r, cs);
+            }
+            checks++;
         }
-        checks++;
-    }
 }
 
 static void stage_instances_agree(void)

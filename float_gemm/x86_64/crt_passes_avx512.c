@@ -46,48 +46,49 @@ static inline __m512d scaled(const void *x, int f64, const qmm_crt_scale *scale,
     return round_even(_mm512_mul_pd(_mm512_mul_pd(e, f1), f2));
 }
 
-/* y - p round(y / p) for y = h split + l: the template's steps, the
- * multiply-adds exact (integers below 2^53). */
-static inline __m256i residue(__m512d h, __m512d l, __m512d split, __m512d p, __m512d inv)
-{
-    const __m512d y = _mm512_fmadd_pd(h, split, l);
-    return _mm512_cvtpd_epi32(_mm512_fnmadd_pd(p, round_even(_mm512_mul_pd(y, inv)), y));
-}
-
 enum { SCALED = 256 };  /* elements scaled at once, on the stack */
 
-/* A run of elements scaled and split, then each modulus's residues of the
+/* The template's steps, on the split for float lanes (crt_moduli.h): a run of
+ * elements scaled and cut into digits, then each modulus's residues of the
  * run, sixteen at a time, stored as sixteen bytes, one modulus's run after
- * another (the moduli's planes are a multiple of 4 KiB apart: stores to
- * all of them in turn would contend for the same cache sets). */
+ * another (the moduli's planes are a multiple of 4 KiB apart: stores to all
+ * of them in turn would contend for the same cache sets). Every step is
+ * exact, so the residues are the template's. */
 static void residues_avx512(const void *x, int f64, const qmm_crt_scale *scale,
                             int per_element, size_t len, const qmm_crt_moduli *mod, int8_t *out,
                             size_t plane)
 {
     const size_t elem = f64 ? sizeof(double) : sizeof(float);
-    const __m512d up = _mm512_set1_pd((double)((int64_t)1 << QMM_CRT_SPLIT));
-    const __m512d down = _mm512_set1_pd(1 / (double)((int64_t)1 << QMM_CRT_SPLIT));
-    __m512d h[SCALED / 8], l[SCALED / 8];
+    _Alignas(64) float digits[4][SCALED];
     for (size_t j0 = 0; j0 < len; j0 += SCALED) {
         const size_t run = len - j0 < SCALED ? len - j0 : SCALED;
         for (size_t jj = 0; jj < run; jj += 8) {
-            const __m512d v = scaled((const char *)x + (j0 + jj) * elem, f64,
-                                     per_element ? scale + j0 + jj : scale, per_element,
-                                     run - jj < 8 ? run - jj : 8);
-            h[jj / 8] = round_even(_mm512_mul_pd(v, down));
-            l[jj / 8] = _mm512_fnmadd_pd(h[jj / 8], up, v);
+            __m512d r = scaled((const char *)x + (j0 + jj) * elem, f64,
+                               per_element ? scale + j0 + jj : scale, per_element,
+                               run - jj < 8 ? run - jj : 8);
+            for (int i = 3; i > 0; i--) {
+                const double unit = (double)((int64_t)1 << (QMM_CRT_DIGIT * i));
+                const __m512d d = round_even(_mm512_mul_pd(r, _mm512_set1_pd(1 / unit)));
+                r = _mm512_fnmadd_pd(d, _mm512_set1_pd(unit), r);
+                _mm256_store_ps(&digits[i][jj], _mm512_cvtpd_ps(d));
+            }
+            _mm256_store_ps(&digits[0][jj], _mm512_cvtpd_ps(r));
         }
         for (unsigned t = 0; t < mod->count; t++) {
-            const __m512d p = _mm512_set1_pd(mod->p[t]), inv = _mm512_set1_pd(mod->inv_p[t]);
-            const __m512d split = _mm512_set1_pd(mod->split[t]);
+            const __m512 p = _mm512_set1_ps(mod->p_f[t]), inv = _mm512_set1_ps(mod->inv_p_f[t]);
+            const __m512 c1 = _mm512_set1_ps(mod->digit[t][0]);
+            const __m512 c2 = _mm512_set1_ps(mod->digit[t][1]);
+            const __m512 c3 = _mm512_set1_ps(mod->digit[t][2]);
             int8_t *o = out + t * plane + j0;
             for (size_t jj = 0; jj < run; jj += 16) {
-                const size_t g = jj / 8;
-                const __m256i r0 = residue(h[g], l[g], split, p, inv);
-                const __m256i r1 = jj + 8 < run ? residue(h[g + 1], l[g + 1], split, p, inv)
-                                                : _mm256_setzero_si256();
-                const __m128i bytes = _mm512_cvtepi32_epi8(
-                    _mm512_inserti64x4(_mm512_castsi256_si512(r0), r1, 1));
+                __m512 y = _mm512_fmadd_ps(_mm512_load_ps(&digits[1][jj]), c1,
+                                           _mm512_load_ps(&digits[0][jj]));
+                y = _mm512_fmadd_ps(_mm512_load_ps(&digits[2][jj]), c2, y);
+                y = _mm512_fmadd_ps(_mm512_load_ps(&digits[3][jj]), c3, y);
+                const __m512 q = _mm512_roundscale_ps(_mm512_mul_ps(y, inv),
+                                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                const __m128i bytes =
+                    _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(_mm512_fnmadd_ps(q, p, y)));
                 if (run - jj >= 16)
                     _mm_storeu_si128((__m128i *)(void *)(o + jj), bytes);
                 else
@@ -97,8 +98,9 @@ static void residues_avx512(const void *x, int f64, const qmm_crt_scale *scale,
     }
 }
 
-/* Sixteen columns at a time: t1 and t2 summed in t's order, then the
- * template's v and x. */
+/* Sixteen columns at a time: t1 and t2 summed in t's order (t2's products
+ * rounded before their sums, as the template's), then the template's v
+ * and x. */
 static void rebuild_avx512(const int8_t *res, size_t plane, size_t len, const qmm_crt_moduli *mod,
                            double *x)
 {
@@ -113,8 +115,9 @@ static void rebuild_avx512(const int8_t *res, size_t plane, size_t len, const qm
             const __m512d f1 = _mm512_set1_pd(mod->f1[t]), f2 = _mm512_set1_pd(mod->f2[t]);
             const __m512d c0 = _mm512_cvtepi32_pd(_mm512_castsi512_si256(c));
             const __m512d c1 = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(c, 1));
-            t1[0] = _mm512_add_pd(t1[0], _mm512_mul_pd(c0, f1));
-            t1[1] = _mm512_add_pd(t1[1], _mm512_mul_pd(c1, f1));
+            /* c f1 and the sums are exact (crt_moduli.h): fused, the same. */
+            t1[0] = _mm512_fmadd_pd(c0, f1, t1[0]);
+            t1[1] = _mm512_fmadd_pd(c1, f1, t1[1]);
             t2[0] = _mm512_add_pd(t2[0], _mm512_mul_pd(c0, f2));
             t2[1] = _mm512_add_pd(t2[1], _mm512_mul_pd(c1, f2));
         }

@@ -6,8 +6,8 @@
  * prepared once for all its rows; so has ONNX's float rule, whose rounding
  * to nearest even is vcvtps2dq's (the template's add and take away of
  * 1.5 * 2^23 rounds the same in every rounding mode, on values clamped to
- * the type's range). The residue stage's row works in doubles, where every
- * quotient is exact (residue_row_avx512). */
+ * the type's range). The residue stage has its own block, in float lanes
+ * where every step is exact (residue_block_avx512). */
 #include <immintrin.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,13 +26,14 @@ static void float_block_avx512(const int32_t *in, ptrdiff_t in_rs, const uint32_
                                ptrdiff_t out_rs, size_t mv, size_t nv, int32_t lo, int32_t hi,
                                int32_t zp);
 
-static void residue_row_avx512(const int32_t *in, uint8_t *out, size_t nv, int32_t p);
+static void residue_block_avx512(const int32_t *in, ptrdiff_t in_rs, uint8_t *out,
+                                 ptrdiff_t out_rs, size_t mv, size_t nv, int32_t p);
 
 #define QMM_EPILOGUE_TILE_FN qmm_epilogue_tile_avx512
 #define QMM_EPILOGUE_TFLITE_ROW tflite_row_avx512
 #define QMM_EPILOGUE_TFLITE_BLOCK tflite_block_avx512
 #define QMM_EPILOGUE_FLOAT_BLOCK float_block_avx512
-#define QMM_EPILOGUE_RESIDUE_ROW residue_row_avx512
+#define QMM_EPILOGUE_RESIDUE_BLOCK residue_block_avx512
 #include "../epilogue_tile.h"
 
 /* Sixteen columns' parameters, as the rule uses them: the multiplier (its
@@ -163,31 +164,37 @@ static void float_block_avx512(const int32_t *in, ptrdiff_t in_rs, const uint32_
     }
 }
 
-/* x - p round(x / p) for sixteen sums at a time, in doubles: x / p lies at
- * least 1 / (2p) from a half-integer (p is odd), x (1 / p) errs by less than
- * 2^31 2^-52, so the rounded quotient is exactly the nearest integer, and the
- * difference (an integer below 2^53) exactly the symmetric residue. Whole
- * vectors are stored unmasked (a masked vpmovdb to memory is slow). */
-static inline __m256i residue_of(__m256i sums, __m512d p, __m512d inv)
+/* Sixteen sums x at a time, each as x = h 2^22 + m 2^11 + l (h signed, m
+ * and l in [0, 2^11)): y = h c22 + m c11 + l, with c the symmetric residues
+ * of 2^22 and 2^11 modulo p, is congruent to x and below 2^19 in magnitude,
+ * exact in float at every step; y / p errs by less than 2^-12 in float,
+ * under the 1 / (2p) that parts it from a half-integer (p odd, at most 255),
+ * so its rounding is y's nearest quotient and y - q p exactly the symmetric
+ * residue. Whole vectors are stored unmasked (a masked vpmovdb to memory is
+ * slow). */
+static void residue_block_avx512(const int32_t *in, ptrdiff_t in_rs, uint8_t *out,
+                                 ptrdiff_t out_rs, size_t mv, size_t nv, int32_t p)
 {
-    const __m512d x = _mm512_cvtepi32_pd(sums);
-    const __m512d q =
-        _mm512_roundscale_pd(_mm512_mul_pd(x, inv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    return _mm512_cvtpd_epi32(_mm512_sub_pd(x, _mm512_mul_pd(q, p)));
-}
-
-static void residue_row_avx512(const int32_t *in, uint8_t *out, size_t nv, int32_t p)
-{
-    const __m512d vp = _mm512_set1_pd((double)p), inv = _mm512_set1_pd(1.0 / (double)p);
-    for (size_t jj = 0; jj < nv; jj += 16) {
-        const __mmask16 k = tail_mask(nv - jj);
-        const __m512i x = _mm512_maskz_loadu_epi32(k, in + jj);
-        const __m512i r =
-            _mm512_inserti64x4(_mm512_castsi256_si512(residue_of(_mm512_castsi512_si256(x), vp, inv)),
-                               residue_of(_mm512_extracti64x4_epi64(x, 1), vp, inv), 1);
-        if (nv - jj >= 16)
-            _mm_storeu_si128((__m128i *)(void *)(out + jj), _mm512_cvtepi32_epi8(r));
-        else
-            _mm_mask_storeu_epi8(out + jj, k, _mm512_cvtepi32_epi8(r));
-    }
+    const int32_t r11 = (1 << 11) % p, r22 = (int32_t)(((int64_t)r11 << 11) % p);
+    const __m512 c11 = _mm512_set1_ps((float)(r11 > p / 2 ? r11 - p : r11));
+    const __m512 c22 = _mm512_set1_ps((float)(r22 > p / 2 ? r22 - p : r22));
+    const __m512 vp = _mm512_set1_ps((float)p), inv = _mm512_set1_ps(1.0f / (float)p);
+    const __m512i low = _mm512_set1_epi32(0x7ff);
+    for (size_t ii = 0; ii < mv; ii++)
+        for (size_t jj = 0; jj < nv; jj += 16) {
+            const __mmask16 k = tail_mask(nv - jj);
+            const __m512i x = _mm512_maskz_loadu_epi32(k, in + (ptrdiff_t)ii * in_rs + jj);
+            const __m512 h = _mm512_cvtepi32_ps(_mm512_srai_epi32(x, 22));
+            const __m512 m = _mm512_cvtepi32_ps(_mm512_and_si512(_mm512_srli_epi32(x, 11), low));
+            const __m512 l = _mm512_cvtepi32_ps(_mm512_and_si512(x, low));
+            const __m512 y = _mm512_fmadd_ps(h, c22, _mm512_fmadd_ps(m, c11, l));
+            const __m512 q = _mm512_roundscale_ps(_mm512_mul_ps(y, inv),
+                                                  _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+            const __m128i bytes = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(_mm512_fnmadd_ps(q, vp, y)));
+            uint8_t *o = out + (ptrdiff_t)ii * out_rs + jj;
+            if (nv - jj >= 16)
+                _mm_storeu_si128((__m128i *)(void *)o, bytes);
+            else
+                _mm_mask_storeu_epi8(o, k, bytes);
+        }
 }
