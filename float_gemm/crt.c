@@ -74,8 +74,9 @@ typedef struct residues {
 
 enum { RUN = 256 };  /* elements of a line handled at once, on the stack */
 
-/* Rows this far ahead are fetched while a row is reduced: the rows of a
- * strip of B are a page or more apart, beyond the hardware's prefetching. */
+/* B's rows this far ahead are fetched while a row is reduced: the rows of
+ * a strip of B are a page or more apart, beyond the hardware's prefetching
+ * (A's whole rows are within it). */
 enum { AHEAD = 8 };
 
 static void residue_rows(void *context, size_t task, size_t lo, size_t hi)
@@ -85,7 +86,8 @@ static void residue_rows(void *context, size_t task, size_t lo, size_t hi)
     const size_t elem = r->type == QMM_CRT_F64 ? sizeof(double) : sizeof(float);
     for (size_t i = lo; i < hi; i++) {
         const char *ahead = (const char *)r->x + (i + AHEAD) * r->ld * elem;
-        for (size_t at = 0; i + AHEAD < hi && at < r->cols * elem; at += 64)
+        for (size_t at = 0; r->col_scale != NULL && i + AHEAD < hi && at < r->cols * elem;
+             at += 64)
             __builtin_prefetch(ahead + at);
         r->passes->residues((const char *)r->x + i * r->ld * elem, r->type == QMM_CRT_F64,
                             r->row_scale != NULL ? r->row_scale + i : r->col_scale,
