@@ -85,10 +85,11 @@ static void residue_rows(void *context, size_t task, size_t lo, size_t hi)
     const residues *r = context;
     const size_t elem = r->type == QMM_CRT_F64 ? sizeof(double) : sizeof(float);
     for (size_t i = lo; i < hi; i++) {
-        const char *ahead = (const char *)r->x + (i + AHEAD) * r->ld * elem;
-        for (size_t at = 0; r->col_scale != NULL && i + AHEAD < hi && at < r->cols * elem;
-             at += 64)
-            __builtin_prefetch(ahead + at);
+        if (r->col_scale != NULL && i + AHEAD < hi) {
+            const char *ahead = (const char *)r->x + (i + AHEAD) * r->ld * elem;
+            for (size_t at = 0; at < r->cols * elem; at += 64)
+                __builtin_prefetch(ahead + at);
+        }
         r->passes->residues((const char *)r->x + i * r->ld * elem, r->type == QMM_CRT_F64,
                             r->row_scale != NULL ? r->row_scale + i : r->col_scale,
                             r->row_scale == NULL, r->cols, r->mod, r->out + i * r->cols,

@@ -20,7 +20,7 @@ typedef struct qmm_crt_scale {
 typedef struct qmm_crt_passes {
     /* For the len elements x[jj] of a run of a line (doubles when f64, else
      * floats): v = x[jj] s.f1 s.f2 rounded to an integer, ties to even, with
-     * s = scale[jj] when per_element, else scale[0] (|v| < 2^52); then v's
+     * s = scale[jj] when per_element, else scale[0] (|v| <= 2^52); then v's
      * symmetric residue modulo each p_t, to out[t * plane + jj]. */
     void (*residues)(const void *x, int f64, const qmm_crt_scale *scale, int per_element,
                      size_t len, const qmm_crt_moduli *mod, int8_t *out, size_t plane);

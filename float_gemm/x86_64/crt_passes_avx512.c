@@ -1,7 +1,9 @@
 /* The Chinese-remainder passes in AVX-512 F/BW/VL intrinsics
- * (cmake/kernels_x86_64.cmake), chosen with the VNNI tier: eight doubles per
- * vector, each operation the template's (float_gemm/crt_passes_body.h) or
- * one with the same result, so the same bits. Built with -ffp-contract=off. */
+ * (cmake/kernels_x86_64.cmake), chosen with the VNNI tier: the scaling and
+ * the rebuild eight doubles per vector, the residues sixteen floats per
+ * vector on the digits of crt_moduli.h. Each operation is the template's
+ * (float_gemm/crt_passes_body.h) or one with the same result, every step of
+ * the residues being exact, so the same bits. Built with -ffp-contract=off. */
 #include <immintrin.h>
 
 #include "../crt_passes.h"
@@ -9,11 +11,6 @@
 static inline __m512d round_even(__m512d x)
 {
     return _mm512_roundscale_pd(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-}
-
-static inline __mmask8 tail8(size_t left)
-{
-    return left >= 8 ? (__mmask8)0xff : (__mmask8)((1u << left) - 1);
 }
 
 /* Bits 2e and 2e + 1 for each of the first `count` elements (at most 4). */

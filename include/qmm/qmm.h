@@ -483,7 +483,11 @@ QMM_API qmm_status qmm_dgemm_i8(size_t m, size_t n, size_t k,
  * alpha - d bits (beta - d in B), so a line spanning many orders of magnitude
  * loses its small values' low bits, as qmm_dgemm_i8's digits do (they keep
  * 7s - d).
- * It holds N(m k + k n + m n) bytes of int8 residues besides A, B and C. */
+ * Besides A, B and C it holds B's int8 residues for every modulus, packed
+ * for the kernel (about N k n bytes), and those of a block of A's rows and of
+ * their products (N (k + n) bytes a row, a few MiB); for n = 1, or deeper
+ * than QMM_EXACT_DEPTH, every residue at once (N (m k + k n + m n) bytes),
+ * and there the int64 sums (12 m n bytes). */
 #define QMM_CRT_FP64_MODULI 16
 #define QMM_CRT_MAX_MODULI 16
 QMM_API qmm_status qmm_dgemm_crt(size_t m, size_t n, size_t k,
