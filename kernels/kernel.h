@@ -102,7 +102,7 @@ typedef struct qmm_kernel {
     qmm_ukernel_overlap_fn *run_overlap; /* run with other work meanwhile; NULL when it has none */
     qmm_type a_type;         /* what its microkernels read A's bytes as: QMM_TYPE_I8, or U8 (a twin) */
     const struct qmm_kernel *u8_a; /* its twin reading uint8 A (above), or NULL */
-    unsigned depth_l1s;      /* L1 data caches of depths a packed B panel may span */
+    unsigned depth_l1s;      /* L1 data caches of depths a packed B panel may span (0: 1) */
 } qmm_kernel;
 
 /* For a kernel whose stores need contiguous columns: rows [0, rows) of the
