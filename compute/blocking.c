@@ -10,8 +10,9 @@
  * from L2 as fast (on the AMX Xeon's 48 KiB, with B packed beforehand and
  * int8 C, 2 L1s against 1 ran 2048^3 1.15-1.35x faster on AMX and 1.2x on
  * VNNI, 4096^3 1.2x and 1024x2048x1024 1.1x on AMX: fewer k blocks, fewer
- * passes over C's sums; int32 C at 2048^3 1.1-1.2x, at 512x3072x768 0.94x). An A block stays in L2 while the panels of
- * a B block pass by, and a B block in L2 while the A blocks do: each takes
+ * passes over C's sums; int32 C at 2048^3 1.1-1.2x, at 512x3072x768 0.94x).
+ * An A block stays in L2 while the panels of a B block pass by, and a B
+ * block in L2 while the A blocks do: each takes
  * half of L2, but no more than the reach of the first level of the data TLB,
  * 64 pages of 4 KiB on Zen3 and on the AMX Xeons (cpu_features reads no TLB
  * sizes there): past it, on the Xeon's 2 MiB of L2, the AMX kernel (reading
@@ -62,7 +63,8 @@ qmm_status qmm_blocking_init(qmm_blocking *blk, const qmm_kernel *kern, size_t m
         qmm_log("invalid argument: k=%zu padded for %s overflows size_t", k, kern->name);
         return QMM_ERR_INVALID_ARG;
     }
-    blk->kc = block_depth(kern, blk->kp, caches.l1d * (kern->depth_l1s > 1 ? kern->depth_l1s : 1));
+    const size_t l1s = kern->depth_l1s > 1 ? kern->depth_l1s : 1;
+    blk->kc = block_depth(kern, blk->kp, caches.l1d * l1s);
     blk->k_blocks = qmm_ceil_div(blk->kp, blk->kc);
     blk->depth[0] = blk->kc;
     blk->depth[1] = blk->kp - (blk->k_blocks - 1) * blk->kc;

@@ -264,6 +264,12 @@ static call_layout lay_out(const qmm_job *job, a_source src, const qmm_range *fi
     return l;
 }
 
+/* The products of the job's batch. */
+static size_t batch_count(const qmm_job *job)
+{
+    return job->batch > 1 ? job->batch : 1;
+}
+
 /* The job's product `item` of its batch, as a job of one. */
 static qmm_job batch_item(const qmm_job *job, size_t item)
 {
@@ -350,7 +356,7 @@ static qmm_status run(const qmm_job *job)
     if (l.sums != 0)
         s.sums = (qmm_c_view){(int32_t *)(void *)at, (ptrdiff_t)job->n, 1};
     s.partials = (int32_t *)(void *)(at + l.sums);
-    const size_t items = job->batch > 1 ? job->batch : 1;
+    const size_t items = batch_count(job);
     qmm_work work = {.threads = team.threads, .sweeps = sweeps * items};
     for (size_t item = 0; item < items; item++) {
         const qmm_job one = batch_item(job, item);
@@ -385,7 +391,7 @@ static qmm_status run(const qmm_job *job)
 qmm_status qmm_job_run(qmm_job *job)
 {
     if (job->k == 0) {
-        for (size_t item = 0; item < (job->batch > 1 ? job->batch : 1); item++) {
+        for (size_t item = 0; item < batch_count(job); item++) {
             const qmm_job one = batch_item(job, item);
             qmm_tile_put(&one.c, one.epi, 0, 0, one.m, one.n, NULL, 0, QMM_TILE_STORE);
         }

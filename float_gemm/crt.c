@@ -60,6 +60,12 @@ static qmm_status line_exponents(qmm_crt_type type, const void *x, size_t ld, si
 
 /* ---- residues: A' and B' modulo every p, as int8 -------------------------- */
 
+/* Bytes of an element of A, B and C. */
+static size_t elem_bytes(qmm_crt_type type)
+{
+    return type == QMM_CRT_F64 ? sizeof(double) : sizeof(float);
+}
+
 typedef struct residues {
     qmm_crt_type type;
     const void *x;
@@ -83,7 +89,7 @@ static void residue_rows(void *context, size_t task, size_t lo, size_t hi)
 {
     (void)task;
     const residues *r = context;
-    const size_t elem = r->type == QMM_CRT_F64 ? sizeof(double) : sizeof(float);
+    const size_t elem = elem_bytes(r->type);
     for (size_t i = lo; i < hi; i++) {
         if (r->col_scale != NULL && i + AHEAD < hi) {
             const char *ahead = (const char *)r->x + (i + AHEAD) * r->ld * elem;
@@ -105,7 +111,7 @@ enum { STRIP_BYTES = 1 << 20 };
 
 typedef struct b_strips {
     residues res;                 /* all of B's, out the task's strip buffer */
-    size_t elem, n, width, strips, tasks;
+    size_t width, strips, tasks;
     const qmm_kernel *kern;
     const qmm_blocking *blk;
     unsigned char *packed;        /* modulus t's B packed at packed + t * stride */
@@ -117,19 +123,19 @@ static void pack_strips(void *context, size_t task)
 {
     const b_strips *s = context;
     const unsigned nr = s->kern->nr, moduli = s->res.mod->count;
-    const size_t k = s->res.rows;
+    const size_t k = s->res.rows, n = s->res.cols;
     int8_t *buf = s->buffers + task * moduli * k * s->width;
     for (size_t strip = task; strip < s->strips; strip += s->tasks) {
-        const size_t j0 = strip * s->width, cols = s->n - j0 < s->width ? s->n - j0 : s->width;
+        const size_t j0 = strip * s->width, cols = n - j0 < s->width ? n - j0 : s->width;
         residues r = s->res;
-        r.x = (const char *)r.x + j0 * s->elem;
+        r.x = (const char *)r.x + j0 * elem_bytes(r.type);
         r.cols = cols;
         r.col_scale += j0;
         r.out = buf;
         r.plane = k * cols;
         residue_rows(&r, 0, 0, k);
         for (unsigned t = 0; t < moduli; t++) {
-            const qmm_panels x = qmm_packed(s->kern, s->blk, QMM_PACKED_B, s->n, NULL, 0, 0,
+            const qmm_panels x = qmm_packed(s->kern, s->blk, QMM_PACKED_B, n, NULL, 0, 0,
                                             s->packed + t * s->stride);
             qmm_packed_fill_part(&x, s->blk, j0 / nr, qmm_ceil_div(cols, nr), buf + t * k * cols,
                                  1, (ptrdiff_t)cols);
@@ -283,7 +289,7 @@ qmm_status qmm_crt_gemm(qmm_crt_type type, size_t m, size_t n, size_t k, const v
                         size_t lda, const void *b, size_t ldb, void *c, size_t ldc,
                         unsigned moduli)
 {
-    const size_t elem = type == QMM_CRT_F64 ? sizeof(double) : sizeof(float);
+    const size_t elem = elem_bytes(type);
     qmm_status st =
         qmm_float_gemm_check(m, n, k, a, lda, b, ldb, c, ldc, elem, QMM_PER_CHANNEL);
     if (st != QMM_OK || m == 0 || n == 0)
@@ -377,8 +383,8 @@ qmm_status qmm_crt_gemm(qmm_crt_type type, size_t m, size_t n, size_t k, const v
     const int8_t *rb = part[RB];
     unsigned char *pb = part[PB];
     if (packed_stride != 0) {
-        b_strips bs = {res_b, elem, n, width, strips, strip_tasks, kern, &blk, pb,
-                       packed_stride, part[RB]};
+        b_strips bs = {res_b, width, strips, strip_tasks, kern, &blk, pb, packed_stride,
+                       part[RB]};
         qmm_team team = qmm_team_join(strip_tasks);
         bs.tasks = team.threads;
         qmm_team_run(&team, bs.tasks, pack_strips, &bs);

@@ -19,6 +19,13 @@ static int32_t inverse_mod(int32_t x, int32_t p)
     return 0;
 }
 
+/* x modulo p (odd), in [-(p - 1) / 2, (p - 1) / 2], for x >= 0. */
+static int32_t symmetric(int64_t x, int32_t p)
+{
+    const int32_t r = (int32_t)(x % p);
+    return r > p / 2 ? r - p : r;
+}
+
 enum { GRID = 40 };  /* f1 is a multiple of 2^-GRID */
 
 static void moduli_init(unsigned count, qmm_crt_moduli *out)
@@ -37,13 +44,9 @@ static void moduli_init(unsigned count, qmm_crt_moduli *out)
         const int64_t scaled = y << GRID, whole = (scaled + p / 2) / p;
         out->p[t] = p;
         out->inv_p[t] = 1.0 / p;
-        const int32_t split = (int32_t)(((int64_t)1 << QMM_CRT_SPLIT) % p);
-        out->split[t] = split > p / 2 ? split - p : split;
-        int32_t power = 1;
-        for (int i = 0; i < 3; i++) {
-            power = (int32_t)(((int64_t)power << QMM_CRT_DIGIT) % p);
-            out->digit[t][i] = (float)(power > p / 2 ? power - p : power);
-        }
+        out->split[t] = symmetric((int64_t)1 << QMM_CRT_SPLIT, p);
+        for (int i = 0; i < 3; i++)
+            out->digit[t][i] = (float)symmetric((int64_t)1 << (QMM_CRT_DIGIT * (i + 1)), p);
         out->p_f[t] = (float)p;
         out->inv_p_f[t] = 1.0f / (float)p;
         out->f1[t] = ldexp((double)whole, -GRID);
