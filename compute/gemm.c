@@ -101,3 +101,18 @@ qmm_status qmm_gemm(const qmm_gemm_desc *d)
         return st;
     return qmm_quantized_run(d, &job, transposed, (qmm_side){0}, 1, (qmm_side){0}, 1);
 }
+
+const char *qmm_gemm_kernel_name(const qmm_gemm_desc *d)
+{
+    const qmm_kernel *kern;
+    int transposed;
+    if (d == NULL || d->m == 0 || d->n == 0 ||
+        qmm_choose_for_call(d->m, d->n, &kern, &transposed) != QMM_OK)
+        return NULL;
+    /* As qmm_quantized_run reads it: the twin serves a uint8 operand on the
+     * job's A side, which a transposed call takes from B. */
+    const qmm_type job_a = transposed ? d->b.type : d->a.type;
+    if (job_a == QMM_TYPE_U8 && kern->u8_a != NULL)
+        kern = kern->u8_a;
+    return kern->name;
+}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "qmm/qmm.h"
 
 /*
  * Every feature QMM_DISABLE can name, and the one it needs in effect. The int8
@@ -39,6 +40,7 @@ static const struct feature {
 enum { FEATURES = sizeof feature_table / sizeof feature_table[0] };
 
 static unsigned features;
+static char feature_names[64];  /* every name of the table fits */
 static pthread_once_t features_once = PTHREAD_ONCE_INIT;
 
 /* Case-insensitive: QMM_DISABLE=AVX2 means what the user meant. */
@@ -178,6 +180,7 @@ static void detect(void)
      * disabled or left without its tier below. A refusal takes the tiers
      * above the refused feature too. */
     features = with_tiers_below(qmm_cpu_os_grants(with_tiers_below(hw & ~off)));
+    qmm_cpu_feature_list(features, feature_names, sizeof feature_names);
     for (size_t i = 0; i < FEATURES; i++)
         log_feature(&feature_table[i], hw, off);
 }
@@ -186,6 +189,12 @@ unsigned qmm_cpu_features(void)
 {
     pthread_once(&features_once, detect);
     return features;
+}
+
+const char *qmm_cpu_feature_names(void)
+{
+    pthread_once(&features_once, detect);
+    return feature_names;
 }
 
 int qmm_cpu_has(unsigned mask)

@@ -1,5 +1,4 @@
 /* qmm_dequantize_f32 / _f64: x = (q - zero_point) * scale. */
-#include <math.h>
 
 #include "../compute/ranges.h"
 #include "../platform/log.h"
@@ -34,26 +33,6 @@ static void dequantize_task(void *context, size_t t, size_t lo, size_t hi)
     }
 }
 
-/* Scales finite and >= 0, zero points in the type's range. */
-static qmm_status check_params(int is_f64, const void *scales, const int32_t *zp, size_t lines,
-                               qmm_type type)
-{
-    const int32_t lo = type == QMM_TYPE_U8 ? 0 : -128, hi = type == QMM_TYPE_U8 ? 255 : 127;
-    for (size_t i = 0; i < lines; i++) {
-        const double s = is_f64 ? ((const double *)scales)[i] : ((const float *)scales)[i];
-        if (!isfinite(s) || !(s >= 0)) {
-            qmm_log("invalid argument: scales[%zu] is %g, need a finite value >= 0", i, s);
-            return QMM_ERR_INVALID_ARG;
-        }
-        if (zp != NULL && (zp[i] < lo || zp[i] > hi)) {
-            qmm_log("invalid argument: zero_points[%zu] = %d is outside [%d, %d]", i, (int)zp[i],
-                    (int)lo, (int)hi);
-            return QMM_ERR_INVALID_ARG;
-        }
-    }
-    return QMM_OK;
-}
-
 static qmm_status dequantize(int is_f64, size_t rows, size_t cols, qmm_type type, const void *q,
                              size_t ldq, qmm_per per, const void *scales, const int32_t *zp,
                              void *x, size_t ldx)
@@ -72,7 +51,7 @@ static qmm_status dequantize(int is_f64, size_t rows, size_t cols, qmm_type type
     };
     qmm_status st = qmm_quant_check_arrays(arr, zp != NULL ? 4 : 3);
     if (st == QMM_OK)
-        st = check_params(is_f64, scales, zp, lines, type);
+        st = qmm_quant_check_params(is_f64, scales, zp, lines, type, 1);
     if (st != QMM_OK)
         return st;
     dequantize_call d = {.lines = qmm_lines_pick(is_f64), .q = q, .ldq = ldq, .cols = cols,

@@ -28,6 +28,9 @@
  * magnitude below 2^(mantissa bits - 1) to an integer, half to even, in the
  * default rounding mode: nearbyint() that vectorizes on any x86-64. */
 #define RN_MAGIC ((FLT)(sizeof(FLT) == 4 ? 12582912.0 : 6755399441055744.0))
+/* 2^22: the magic rounding's reach for float, and far beyond [qmin, qmax]
+ * less any zero point. */
+#define QUOTIENT_MAX ((FLT)4194304.0)
 
 _Static_assert(sizeof(KEY) == sizeof(FLT), "a key is its value's bits");
 
@@ -153,12 +156,17 @@ static int NAME(params)(const void *kminv, const void *kmaxv, size_t i, const qm
     return 1;
 }
 
-/* |x / div| stays below 2^22 (the divisor is at least the line's range over
- * qmax - qmin, or 1 for a line of values too small to scale), so the magic
- * rounding holds. */
+/* A divisor of the line's own (at least its range over qmax - qmin, or 1)
+ * keeps |x / d| below 2^22, where the magic rounding holds; a given scale
+ * (qmm_quantize_f32) lets it reach infinity. The rounded quotient clamped to
+ * +-2^22 is the clamped quotient rounded (the rounding is monotone and keeps
+ * +-2^22), within int32 and saturating as the exact one would (|z| <= 255);
+ * clamped before the rounding, gcc no longer vectorizes the loops. */
 static inline int32_t NAME(quantize_one)(FLT x, FLT d, int32_t z, int32_t qmin, int32_t qmax)
 {
-    int32_t v = (int32_t)NAME(round_even)(x / d) + z;
+    FLT r = NAME(round_even)(x / d);
+    r = r < -QUOTIENT_MAX ? -QUOTIENT_MAX : r > QUOTIENT_MAX ? QUOTIENT_MAX : r;
+    int32_t v = (int32_t)r + z;
     return v < qmin ? qmin : v > qmax ? qmax : v;
 }
 
@@ -247,6 +255,7 @@ const qmm_lines QMM_LINES_TABLE = {
 };
 
 #undef QMM_LINES_DEQUANTIZE
+#undef QUOTIENT_MAX
 #undef RN_MAGIC
 #undef KEY_MIN
 #undef KEY_MAX

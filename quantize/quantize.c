@@ -1,5 +1,6 @@
 #include "quantize.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,9 +101,28 @@ static void quantize_task(void *context, size_t t, size_t lo, size_t hi)
 
 static qmm_qrange range_of(const qmm_quant_job *j)
 {
-    if (!j->asymmetric)
+    if (!j->asymmetric && !j->given)
         return (qmm_qrange){-127, 127, 0};
     return j->type == QMM_TYPE_U8 ? (qmm_qrange){0, 255, 1} : (qmm_qrange){-128, 127, 1};
+}
+
+/* Line i's divisor and zero point, from its extrema (keys[0 .. count) the
+ * smallest, keys[count ..) the largest) or given; 0 when a value is not
+ * finite, or a computed asymmetric range overflows. With given parameters
+ * the extrema only say whether every value is finite: their largest
+ * magnitude goes to scales[i], which is scratch then. */
+static int line_params(const qmm_quant_job *j, const qmm_lines *l, const unsigned char *keys,
+                       size_t count, size_t i, const qmm_qrange *r, unsigned char *scales,
+                       unsigned char *div, int32_t *zp)
+{
+    const unsigned char *kmin = keys, *kmax = keys + count * l->elem;
+    if (!j->given)
+        return l->params(kmin, kmax, i, r, scales, div, zp);
+    if (!l->max_abs(kmin, kmax, i, scales))
+        return 0;
+    memcpy(div + i * l->elem, (const unsigned char *)j->given_scales + i * l->elem, l->elem);
+    zp[i] = j->given_zero_points != NULL ? j->given_zero_points[i] : 0;
+    return 1;
 }
 
 qmm_status qmm_quantize_run(const qmm_quant_job *j)
@@ -124,7 +144,7 @@ qmm_status qmm_quantize_run(const qmm_quant_job *j)
     p.div = div;
     p.zp = zp;
     for (size_t i = 0; st == QMM_OK && i < lines; i++) {
-        if (!l->params(keys, keys + count * l->elem, i, &p.range, scales, div, zp)) {
+        if (!line_params(j, l, keys, count, i, &p.range, scales, div, zp)) {
             qmm_log("invalid argument: X has a NaN or infinite value%s",
                     j->asymmetric ? ", or a line whose max - min overflows" : "");
             st = QMM_ERR_INVALID_ARG;
@@ -132,7 +152,8 @@ qmm_status qmm_quantize_run(const qmm_quant_job *j)
     }
     if (st == QMM_OK) {
         qmm_ranges_for(j->rows, (double)j->cols, quantize_task, &p);
-        memcpy(j->scales, scales, lines * l->elem);
+        if (!j->given)
+            memcpy(j->scales, scales, lines * l->elem);
         if (j->zero_points != NULL)
             memcpy(j->zero_points, zp, lines * sizeof *zp);
     }
@@ -195,21 +216,48 @@ qmm_status qmm_quant_check_arrays(const qmm_array_arg *arr, size_t count)
     return QMM_OK;
 }
 
-static qmm_status quantize(qmm_quant_job *j)
+qmm_status qmm_quant_check_params(int is_f64, const void *scales, const int32_t *zp,
+                                  size_t lines, qmm_type type, int zero_scale_ok)
+{
+    const int32_t lo = type == QMM_TYPE_U8 ? 0 : -128, hi = type == QMM_TYPE_U8 ? 255 : 127;
+    for (size_t i = 0; i < lines; i++) {
+        const double s = is_f64 ? ((const double *)scales)[i] : ((const float *)scales)[i];
+        if (!isfinite(s) || !(s > 0 || (zero_scale_ok && s == 0))) {
+            qmm_log("invalid argument: scales[%zu] is %g, need a finite value %s 0", i, s,
+                    zero_scale_ok ? ">=" : ">");
+            return QMM_ERR_INVALID_ARG;
+        }
+        if (zp != NULL && (zp[i] < lo || zp[i] > hi)) {
+            qmm_log("invalid argument: zero_points[%zu] = %d is outside [%d, %d]", i, (int)zp[i],
+                    (int)lo, (int)hi);
+            return QMM_ERR_INVALID_ARG;
+        }
+    }
+    return QMM_OK;
+}
+
+/* The public calls: the arrays (the parameters written, or read when
+ * given), given parameters in their ranges, then the run, which rejects a
+ * non-finite X. */
+static qmm_status quantize(const qmm_quant_job *j)
 {
     if (j->rows == 0 || j->cols == 0)
         return QMM_OK;
     if (!qmm_quant_per_ok(j->per) || !qmm_quant_type_ok(j->type))
         return QMM_ERR_INVALID_ARG;
+    const int given = j->given;
     const size_t elem = j->is_f64 ? sizeof(double) : sizeof(float);
     const size_t lines = qmm_quant_lines(j->per, j->rows, j->cols);
+    const int32_t *zp = given ? j->given_zero_points : j->zero_points;
     const qmm_array_arg arr[] = {
         {"X", j->x, j->rows, j->cols, j->ldx, elem, 0},
         {"Q", j->q, j->rows, j->cols, j->ldq, 1, 1},
-        {"scales", j->scales, 1, lines, lines, elem, 1},
-        {"zero_points", j->zero_points, 1, lines, lines, sizeof(int32_t), 1},
+        {"scales", given ? j->given_scales : j->scales, 1, lines, lines, elem, !given},
+        {"zero_points", zp, 1, lines, lines, sizeof(int32_t), !given},
     };
-    qmm_status st = qmm_quant_check_arrays(arr, j->asymmetric ? 4 : 3);
+    qmm_status st = qmm_quant_check_arrays(arr, (given ? zp != NULL : j->asymmetric) ? 4 : 3);
+    if (st == QMM_OK && given)
+        st = qmm_quant_check_params(j->is_f64, j->given_scales, zp, lines, j->type, 0);
     return st == QMM_OK ? qmm_quantize_run(j) : st;
 }
 
@@ -246,5 +294,25 @@ qmm_status qmm_quantize_asymmetric_f64(size_t rows, size_t cols, const double *x
     qmm_quant_job j = {.is_f64 = 1, .x = x, .ldx = ldx, .rows = rows, .cols = cols,
                        .per = per, .asymmetric = 1, .type = type, .q = q, .ldq = ldq,
                        .scales = scales, .zero_points = zero_points};
+    return quantize(&j);
+}
+
+qmm_status qmm_quantize_f32(size_t rows, size_t cols, const float *x, size_t ldx, qmm_per per,
+                            const float *scales, const int32_t *zero_points, qmm_type type,
+                            void *q, size_t ldq)
+{
+    qmm_quant_job j = {.x = x, .ldx = ldx, .rows = rows, .cols = cols, .per = per,
+                       .type = type, .q = q, .ldq = ldq, .given = 1, .given_scales = scales,
+                       .given_zero_points = zero_points};
+    return quantize(&j);
+}
+
+qmm_status qmm_quantize_f64(size_t rows, size_t cols, const double *x, size_t ldx, qmm_per per,
+                            const double *scales, const int32_t *zero_points, qmm_type type,
+                            void *q, size_t ldq)
+{
+    qmm_quant_job j = {.is_f64 = 1, .x = x, .ldx = ldx, .rows = rows, .cols = cols,
+                       .per = per, .type = type, .q = q, .ldq = ldq, .given = 1,
+                       .given_scales = scales, .given_zero_points = zero_points};
     return quantize(&j);
 }

@@ -19,6 +19,12 @@
 #       for ONNX Runtime, see README.md), on one thread and on every CPU.
 #       Its arguments: [--shape MxKxN]... [--threads N[,M...]] [--reps N] [--csv].
 #
+#   scripts/bench.sh --python [args]   installs what the Python package needs
+#       (as root, with apt-get), installs it into build/python (a virtual
+#       environment) and runs bench/python_overhead.py: a call through Python
+#       against the same call from C, side by side, on one thread and on every
+#       CPU. Its arguments: [--shape MxKxN]... [--threads N[,M...]] [--rounds N].
+#
 #   scripts/bench.sh --compare [args]   installs OpenBLAS and gnuplot (as root,
 #       with apt-get) and runs qmm-compare instead: the float-through-int8
 #       recipes (qmm_sgemm_i8, qmm_dgemm_i8 with 1 to N slices, qmm_sgemm_crt
@@ -51,6 +57,11 @@ elif [ "${1:-}" = --python-peers ]; then
     shift
     python_peers=1
     qmm_install_packages $QMM_NATIVE_PACKAGES $QMM_PYTHON_PEER_PACKAGES
+elif [ "${1:-}" = --python ]; then
+    shift
+    qmm_install_packages $QMM_NATIVE_PACKAGES $QMM_PYTHON_PACKAGES
+    qmm_python_install build/python
+    exec build/python/bin/python bench/python_overhead.py "$@"
 elif [ "${1:-}" = --compare ]; then
     shift
     target=qmm-compare

@@ -46,4 +46,22 @@ QMM_PYTHON_PEER_PACKAGES="python3-numpy python3-onnx python3-venv"
 # reference and FP32 contender, and gnuplot for --plot (gnuplot-nox: the
 # pngcairo terminal without X11).
 QMM_COMPARE_PACKAGES="libopenblas-dev gnuplot-nox"
+# The Python package (python/, scripts/test.sh's python step and
+# scripts/bench.sh --python): headers for the extension, venv (pip included)
+# for an environment beside Debian's externally managed Python, setuptools and
+# wheel to build offline, pytest, and onnx with ONNX's node tests.
+QMM_PYTHON_PACKAGES="python3-dev python3-venv python3-numpy python3-setuptools python3-wheel python3-pytest python3-onnx libonnx-testdata"
 QMM_CROSS_PACKAGES="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libcpu-features-dev:arm64"
+
+# Builds and installs the Python package into the virtual environment $1
+# (made anew, with Debian's site packages visible: NumPy, onnx, pytest) from
+# Debian's packages alone: no index is asked for anything. Extra arguments go
+# to CMake's configure step (setup.py's QMM_CMAKE_ARGS).
+qmm_python_install() {
+    local venv=$1
+    shift
+    rm -rf "$venv"
+    /usr/bin/python3 -m venv --system-site-packages "$venv"
+    QMM_CMAKE_ARGS="$*" "$venv/bin/python" -m pip install --no-index --no-build-isolation \
+        --disable-pip-version-check --quiet ./python
+}

@@ -9,12 +9,16 @@
 #   clang      clang, RelWithDebInfo: the whole native suite
 #   aarch64    the cross build, its suite under QEMU on several emulated CPUs
 #              (QMM_TEST_CPUS in cmake/qmm_testing.cmake)
+#   python     the Python package (python/) installed into a virtual
+#              environment as the README says, and its pytest suite, ONNX's
+#              node tests included
 # The differential fuzzer (test/fuzz/) runs in every build but threads, for
 # QMM_FUZZ_SECONDS (20) with a fixed seed. Each build's time is printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
-qmm_install_packages $QMM_NATIVE_PACKAGES $QMM_TEST_PACKAGES $QMM_CROSS_PACKAGES
+qmm_install_packages $QMM_NATIVE_PACKAGES $QMM_TEST_PACKAGES $QMM_CROSS_PACKAGES \
+    $QMM_PYTHON_PACKAGES
 jobs=$(nproc)
 timings=()
 
@@ -32,6 +36,12 @@ build() {
 }
 
 build native -- -DCMAKE_BUILD_TYPE=Release
+
+echo "== python"
+start=$SECONDS
+qmm_python_install build/python -DQMM_WERROR=ON
+build/python/bin/python -m pytest -p no:cacheprovider python/tests
+timings+=("$(printf '%-9s %4d s' python $((SECONDS - start)))")
 build sanitize -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQMM_SANITIZE=address,undefined
 build threads -L threads -- -DCMAKE_BUILD_TYPE=Debug -DQMM_SANITIZE=thread
 build clang -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "platform/cpu.h"
+#include "qmm/qmm.h"
 #include "support/feature_said.h"
 
 enum {
@@ -116,6 +117,14 @@ static int run_case(const struct tier_case *c)
     int bad = 0;
     if (got != c->in_effect) {
         fprintf(stderr, "%s: in effect 0x%x, expected 0x%x\n", c->what, got, c->in_effect);
+        bad++;
+    }
+    /* The public names are the features in effect, in the table's order. */
+    char want[128];
+    qmm_cpu_feature_list(c->in_effect, want, sizeof want);
+    if (strcmp(qmm_cpu_feature_names(), want) != 0) {
+        fprintf(stderr, "%s: qmm_cpu_feature_names() is \"%s\", expected \"%s\"\n", c->what,
+                qmm_cpu_feature_names(), want);
         bad++;
     }
     if (asked != c->asked) {

@@ -959,9 +959,23 @@ static void u8_a_as_is(void)
                        want = kern->u8_a != NULL ? 0 : (uint64_t)s.m * s.k;
         CHECK(st != QMM_OK || copied == want, "%s: %llu bytes copied, want %llu", label,
               (unsigned long long)copied, (unsigned long long)want);
+        /* The public name of the kernel a one-shot call runs: the twin's
+         * exactly when nothing was copied. */
+        const char *said = qmm_gemm_kernel_name(&q.d);
+        CHECK(planned || (said != NULL && (strstr(said, "+u8a") != NULL) == (copied == 0) &&
+                          strncmp(said, kern->name, strlen(kern->name)) == 0),
+              "%s: qmm_gemm_kernel_name says %s with %llu bytes copied", label,
+              said ? said : "NULL", (unsigned long long)copied);
         qmm_plan_destroy(plan);
     }
     qmm_set_num_threads(0);
+    q.d.a.type = QMM_TYPE_I8;
+    const char *plain = qmm_gemm_kernel_name(&q.d);
+    CHECK(plain != NULL && strstr(plain, "+u8a") == NULL, "int8 A: qmm_gemm_kernel_name says %s",
+          plain ? plain : "NULL");
+    q.d.m = 0;
+    CHECK(qmm_gemm_kernel_name(&q.d) == NULL && qmm_gemm_kernel_name(NULL) == NULL,
+          "qmm_gemm_kernel_name names a kernel for an empty or NULL product");
     qcase_free(&q);
 }
 

@@ -1,13 +1,16 @@
 /*
  * From float to int8 and back (qmm_quantize_symmetric_f32/_f64,
- * qmm_quantize_asymmetric_f32/_f64, qmm_dequantize_f32/_f64) against a scalar
+ * qmm_quantize_asymmetric_f32/_f64, qmm_dequantize_f32/_f64, and
+ * qmm_quantize_f32/_f64 with given scales and zero points) against a scalar
  * reference written from qmm.h's definitions alone, bit for bit: both float
  * types, every line granularity, row-major matrices whose padding holds NaN
  * (never an element), hand-computed ties, zero, subnormal, underflowing and
- * extreme lines; the properties the header promises (the round trip within
- * half a step, the maximum at +-127 and never -128, 0.0 exactly at the zero
- * point); and every invalid argument, nothing written. Every call runs on 1
- * thread and on 2 to 4 in turn, split however small it is.
+ * extreme lines, given scales whose quotients saturate or overflow; the
+ * properties the header promises (the round trip within half a step, the
+ * maximum at +-127 and never -128, 0.0 exactly at the zero point, the
+ * asymmetric parameters given back giving the same q); and every invalid
+ * argument, nothing written. Every call runs on 1 thread and on 2 to 4 in
+ * turn, split however small it is.
  */
 /* The reference's floats are one operation each, as the header defines them. */
 #pragma GCC diagnostic push
@@ -112,22 +115,23 @@ static int same_bits(const ftype *t, const void *got, size_t at, double want)
     return memcmp((const unsigned char *)got + at * t->size, w, t->size) == 0;
 }
 
-/* ---- one call, any of the three operations ----------------------------------- */
+/* ---- one call, any of the four operations ------------------------------------ */
 
-typedef enum op { OP_SYMMETRIC, OP_ASYMMETRIC, OP_DEQUANTIZE } op;
-static const char *const op_names[] = {"symmetric", "asymmetric", "dequantize"};
+/* OP_QUANTIZE: qmm_quantize_f32 / _f64, the scales and zero points given. */
+typedef enum op { OP_SYMMETRIC, OP_ASYMMETRIC, OP_DEQUANTIZE, OP_QUANTIZE } op;
+static const char *const op_names[] = {"symmetric", "asymmetric", "dequantize", "quantize"};
 
 typedef struct call {
     op op;
     size_t rows, cols;
     qmm_per per;
-    qmm_type type; /* of q: asymmetric and dequantize */
+    qmm_type type; /* of q: all but symmetric */
     void *x;       /* quantization's input, dequantization's output */
     size_t ldx;
     void *q;
     size_t ldq;
-    void *scales;
-    int32_t *zero_points;
+    void *scales;         /* inputs for dequantize and quantize */
+    int32_t *zero_points; /* the same; NULL: 0 for them */
 } call;
 
 static qmm_status run_call(const ftype *t, const call *c)
@@ -151,6 +155,11 @@ static qmm_status run_call(const ftype *t, const call *c)
                                            c->scales, c->zero_points, c->x, c->ldx)
                       : qmm_dequantize_f32(c->rows, c->cols, c->type, c->q, c->ldq, c->per,
                                            c->scales, c->zero_points, c->x, c->ldx);
+    case OP_QUANTIZE:
+        return is_f64 ? qmm_quantize_f64(c->rows, c->cols, c->x, c->ldx, c->per, c->scales,
+                                         c->zero_points, c->type, c->q, c->ldq)
+                      : qmm_quantize_f32(c->rows, c->cols, c->x, c->ldx, c->per, c->scales,
+                                         c->zero_points, c->type, c->q, c->ldq);
     }
     return QMM_ERR_INVALID_ARG;
 }
@@ -210,12 +219,20 @@ static void expected_free(expected *e)
         free(arrays[a]);
 }
 
-/* One line's scale and zero point, the header's formulas one operation at a
- * time; status QMM_ERR_INVALID_ARG where hi - lo overflows. */
-static qmm_status ref_line_params(const ftype *t, const call *c, double lo, double hi,
+/* Line l's scale and zero point: given (c's, zero points NULL meaning 0), or
+ * the header's formulas one operation at a time; status QMM_ERR_INVALID_ARG
+ * where hi - lo overflows or a given one is out of bounds. */
+static qmm_status ref_line_params(const ftype *t, const call *c, size_t l, double lo, double hi,
                                   double maxabs, double *scale, int32_t *zero_point)
 {
     const qrange r = range_of(c);
+    if (c->op == OP_QUANTIZE) {
+        *scale = t->load(c->scales, l);
+        *zero_point = c->zero_points ? c->zero_points[l] : 0;
+        return isfinite(*scale) && *scale > 0 && *zero_point >= r.qmin && *zero_point <= r.qmax
+                   ? QMM_OK
+                   : QMM_ERR_INVALID_ARG;
+    }
     if (c->op == OP_SYMMETRIC) {
         *scale = t->div(maxabs, 127);
         *zero_point = 0;
@@ -252,7 +269,7 @@ static expected ref_quantize(const ftype *t, const call *c)
             e.maxabs[l] = fabs(v) > e.maxabs[l] ? fabs(v) : e.maxabs[l];
         }
     for (size_t l = 0; l < e.lines && e.status == QMM_OK; l++)
-        e.status = ref_line_params(t, c, e.lo[l], e.hi[l], e.maxabs[l], &e.scales[l],
+        e.status = ref_line_params(t, c, l, e.lo[l], e.hi[l], e.maxabs[l], &e.scales[l],
                                    &e.zero_points[l]);
     if (e.status != QMM_OK)
         return e;
@@ -261,6 +278,7 @@ static expected ref_quantize(const ftype *t, const call *c)
             const size_t l = line_of(c->per, i, j);
             const double v = t->load(c->x, i * c->ldx + j), s = e.scales[l];
             const int32_t zp = e.zero_points[l];
+            /* An overflowing quotient is infinite here, and clamps. */
             e.q[i * c->cols + j] =
                 s == 0 ? zp : (int32_t)clamp(nearbyint(t->div(v, s)) + zp, r.qmin, r.qmax);
         }
@@ -458,7 +476,7 @@ static void compare_quantized(const ftype *t, const call *c, const outputs *o, c
 
 /* The header's promises, on the library's own outputs: symmetric q never
  * -128 and a line's largest |x| at +-127 (where the scale is normal: a
- * subnormal scale has too few bits for it); asymmetric 0.0 exactly at the
+ * subnormal scale has too few bits for it); otherwise 0.0 exactly at the
  * zero point. */
 static void check_properties(const ftype *t, const call *c, const expected *e, const char *what)
 {
@@ -473,8 +491,9 @@ static void check_properties(const ftype *t, const call *c, const expected *e, c
                     CHECK(q == (v > 0 ? 127 : -127), "%s: the line's largest |x| (%a) gave %d",
                           what, v, (int)q);
             } else if (v == 0) {
-                CHECK(q == c->zero_points[l], "%s: 0.0 at (%zu,%zu) gave %d, zero point %d", what,
-                      i, j, (int)q, (int)c->zero_points[l]);
+                const int32_t zp = c->zero_points ? c->zero_points[l] : 0;
+                CHECK(q == zp, "%s: 0.0 at (%zu,%zu) gave %d, zero point %d", what, i, j, (int)q,
+                      (int)zp);
             }
         }
     checks++;
@@ -515,18 +534,51 @@ static void check_round_trip(const ftype *t, const call *c, const char *what)
     checks++;
 }
 
+/* An asymmetric call's scales and zero points given back to qmm_quantize_*:
+ * the same divisors, zero points and range, so the same q bit for bit. A line
+ * of scale 0 has no such parameters: the call is refused, q untouched. */
+static void check_given_back(const ftype *t, const call *c, const char *what)
+{
+    test_matrix q = test_matrix_new(c->rows, c->cols, 1, LAYOUT_ROW, c->ldq - c->cols);
+    test_matrix_fill_i8(&q, 0x5A);
+    call g = *c;
+    g.op = OP_QUANTIZE;
+    g.q = q.base;
+    int zero_scale = 0;
+    for (size_t l = 0; l < line_count(c->per, c->rows, c->cols); l++)
+        zero_scale |= t->load(c->scales, l) == 0;
+    qmm_status st = run_call(t, &g);
+    CHECK(st == (zero_scale ? QMM_ERR_INVALID_ARG : QMM_OK), "%s, given back: %s", what,
+          qmm_status_str(st));
+    size_t bad = 0;
+    for (size_t i = 0; i < c->rows; i++)
+        for (size_t j = 0; j < c->cols; j++) {
+            const int32_t got = q_at(&g, i, j), want = zero_scale ? 0x5A : q_at(c, i, j);
+            if (got != want && bad++ == 0)
+                test_fail(__FILE__, __LINE__, "%s, given back: q(%zu,%zu) = %d, want %d", what,
+                          i, j, (int)got, (int)want);
+        }
+    CHECK(test_matrix_surroundings_intact(&q), "%s, given back: wrote outside q", what);
+    test_matrix_free(&q);
+    checks++;
+}
+
 /* Each call runs on 1 thread and on one other count, 2 to TEST_MAX_THREADS
  * in turn: each against the reference, so the same bits on all of them. */
 static size_t turn;
 
 /* One quantization on 1 and some other thread count against the reference,
- * then its properties and its round trip. */
+ * then its properties and its round trip (given parameters: the asymmetric
+ * ones given back instead; given ones may saturate, beyond half a step). With
+ * OP_QUANTIZE, c holds the given scales and zero points (or NULL); each run
+ * copies them into guarded arrays, which must stay as they are. */
 static void check_quantize(const ftype *t, call c, const char *data)
 {
     char what[256], label[300];
     describe(t, &c, data, what, sizeof what);
     expected e = ref_quantize(t, &c);
     CHECK(e.status == QMM_OK, "%s: the test's data is invalid", what);
+    const int given = c.op == OP_QUANTIZE, given_zp = given && c.zero_points != NULL;
     size_t counts[TEST_MAX_THREADS];
     const size_t runs = test_thread_counts(1, turn++, counts);
     for (size_t r = 0; r < runs && e.status == QMM_OK; r++) {
@@ -534,7 +586,12 @@ static void check_quantize(const ftype *t, call c, const char *data)
         outputs o = outputs_new(t, &c);
         c.q = o.q.base;
         c.scales = o.scales.base;
-        c.zero_points = c.op == OP_SYMMETRIC ? NULL : o.zero_points.base;
+        c.zero_points = c.op == OP_SYMMETRIC || (given && !given_zp) ? NULL : o.zero_points.base;
+        for (size_t l = 0; l < e.lines && given; l++) {
+            t->store(c.scales, l, e.scales[l]);
+            if (given_zp)
+                c.zero_points[l] = e.zero_points[l];
+        }
         snprintf(label, sizeof label, "%s on %zu threads", what, threads);
         qmm_set_num_threads(threads);
         qmm_status st = run_call(t, &c);
@@ -543,7 +600,10 @@ static void check_quantize(const ftype *t, call c, const char *data)
             compare_quantized(t, &c, &o, &e, label);
         if (st == QMM_OK && threads > 1) {
             check_properties(t, &c, &e, label);
-            check_round_trip(t, &c, label);
+            if (c.op == OP_ASYMMETRIC)
+                check_given_back(t, &c, label);
+            if (!given)
+                check_round_trip(t, &c, label);
         }
         outputs_free(&o);
     }
@@ -724,6 +784,214 @@ static void bounds(void)
     }
 }
 
+/* ---- given scales and zero points ----------------------------------------------- */
+
+/* A valid given scale of each kind: powers of two; plain ones, whose
+ * quotients reach a few hundred (saturation); tiny and subnormal ones, whose
+ * quotients pass 2^22, int32 and the float type's range; huge ones, whose
+ * quotients are all but 0. */
+static double rand_given_scale(const ftype *t)
+{
+    switch (test_rand_below(6)) {
+    case 0:
+        return ldexp(1, (int)test_rand_below(40) - 20);
+    case 1:
+        return t->true_min * (double)(1 + test_rand_below(1000));
+    case 2:
+        return ldexp(1 + rand_unit(), -100);
+    case 3:
+        return t->max_finite / 256 * (0.5 + rand_unit());
+    default:
+        return (rand_unit() + 0x1p-10) / 256;
+    }
+}
+
+/* 2^-3: with value_ties_asymmetric's multiples of 2^-4, every quotient a
+ * half-integer, about half of them ties. */
+static double eighth_scale(const ftype *t)
+{
+    (void)t;
+    return 0.125;
+}
+
+/* c (shape, granularity and type set) on value's data with scale's scales
+ * and zero points (the type's qmin on line 0, its qmax on line 1, any on the
+ * others), or none. */
+/* c's scales (one per line, from scale()) and, with_zp, its zero points:
+ * the range's two ends on lines 0 and 1, random on the others. */
+static void given_params(const ftype *t, size_t lines, const qrange *r, int with_zp,
+                         double (*scale)(const ftype *t), call *c)
+{
+    c->scales = malloc(lines * t->size);
+    c->zero_points = with_zp ? malloc(lines * sizeof *c->zero_points) : NULL;
+    for (size_t l = 0; l < lines; l++) {
+        t->store(c->scales, l, scale(t));
+        if (with_zp)
+            c->zero_points[l] = l == 0   ? r->qmin
+                                : l == 1 ? r->qmax
+                                         : r->qmin + (int32_t)test_rand_below(256);
+    }
+}
+
+static void check_given(const ftype *t, call c, int with_zp, value_fn *value,
+                        double (*scale)(const ftype *t), const char *name)
+{
+    const size_t lines = line_count(c.per, c.rows, c.cols);
+    const qrange r = range_of(&c);
+    c.x = input_new(t, c.rows, c.cols, c.ldx);
+    fill(t, c.x, c.rows, c.cols, c.ldx, c.per, value);
+    given_params(t, lines, &r, with_zp, scale, &c);
+    char data[80];
+    snprintf(data, sizeof data, "%s, zero points %s", name, with_zp ? "given" : "NULL");
+    check_quantize(t, c, data);
+    free(c.x);
+    free(c.scales);
+    free(c.zero_points);
+}
+
+/* The data sets of random_data with given scales, both types, with and
+ * without zero points. */
+static void given_data(void)
+{
+    static const struct {
+        const char *name;
+        value_fn *value;
+        double (*scale)(const ftype *t);
+    } sets[] = {{"uniform", value_uniform, rand_given_scale},
+                {"magnitudes", value_magnitudes, rand_given_scale},
+                {"sparse", value_sparse, rand_given_scale},
+                {"special lines", value_special, rand_given_scale},
+                {"ties", value_ties_asymmetric, eighth_scale}};
+    static const qmm_type types[] = {QMM_TYPE_I8, QMM_TYPE_U8};
+    /* rows, cols, ldx, ldq */
+    static const size_t shapes[][4] = {
+        {7, 13, 16, 15}, {1, 9, 9, 9}, {9, 1, 3, 2}, {3, 40, 45, 40}};
+    for (size_t f = 0; f < COUNT(ftypes); f++)
+        for (size_t y = 0; y < COUNT(types); y++)
+            for (size_t p = 0; p < COUNT(pers); p++)
+                for (size_t s = 0; s < COUNT(sets); s++)
+                    for (size_t h = 0; h < COUNT(shapes); h++) {
+                        const call c = {.op = OP_QUANTIZE, .type = types[y], .per = pers[p],
+                                        .rows = shapes[h][0], .cols = shapes[h][1],
+                                        .ldx = shapes[h][2], .ldq = shapes[h][3]};
+                        for (int with_zp = 0; with_zp < 2; with_zp++)
+                            check_given(ftypes[f], c, with_zp, sets[s].value, sets[s].scale,
+                                        sets[s].name);
+                    }
+}
+
+/* x (count values) with the given scale and zero point (NULL: none) on every
+ * line, as one row (per matrix and per row) and as one column (per column),
+ * must give q. */
+static void given_case(const ftype *t, qmm_type type, const int32_t *zero_point, double scale,
+                       const double *x, const int32_t *q, size_t count, const char *what)
+{
+    for (size_t p = 0; p < COUNT(pers); p++) {
+        const int by_col = pers[p] == QMM_PER_COL;
+        call c = {.op = OP_QUANTIZE, .type = type, .per = pers[p], .rows = by_col ? count : 1,
+                  .cols = by_col ? 1 : count};
+        c.ldx = c.ldq = c.cols;
+        const size_t lines = line_count(c.per, c.rows, c.cols);
+        c.x = input_new(t, c.rows, c.cols, c.ldx);
+        for (size_t v = 0; v < count; v++)
+            t->store(c.x, v, x[v]);
+        c.scales = malloc(lines * t->size);
+        c.zero_points = zero_point ? malloc(lines * sizeof *c.zero_points) : NULL;
+        for (size_t l = 0; l < lines; l++) {
+            t->store(c.scales, l, scale);
+            if (zero_point)
+                c.zero_points[l] = *zero_point;
+        }
+        test_matrix out = test_matrix_new(c.rows, c.cols, 1, LAYOUT_ROW, 0);
+        c.q = out.base;
+        qmm_status st = run_call(t, &c);
+        CHECK(st == QMM_OK, "%s (%s, scale %a, per %s): %s", what, t->name, scale,
+              per_names[c.per], qmm_status_str(st));
+        for (size_t v = 0; v < count && st == QMM_OK; v++) {
+            const int32_t got = by_col ? q_at(&c, v, 0) : q_at(&c, 0, v);
+            CHECK(got == q[v], "%s (%s, scale %a, per %s): %a quantized to %d, want %d", what,
+                  t->name, scale, per_names[c.per], t->load(c.x, v), (int)got, (int)q[v]);
+        }
+        CHECK(test_matrix_surroundings_intact(&out), "%s: wrote outside q", what);
+        checks++;
+        test_matrix_free(&out);
+        free(c.x);
+        free(c.scales);
+        free(c.zero_points);
+    }
+}
+
+/* Scales that are powers of two, so that x / scale is exact and lands on
+ * ties: half to even, then the zero point, then the clamp. */
+static void given_ties(void)
+{
+    static const int exps[] = {0, -10, 20};
+    const double x[] = {2.5, 3.5, -2.5, -3.5, 0.5, -0.5, 1.5, -0.0, 154.5, 155.5, -100.5, -101.5};
+    static const int32_t zp_u8 = 100, zp_i8 = -28;
+    const struct {
+        qmm_type type;
+        const int32_t *zero_point;
+        int32_t q[COUNT(x)];
+    } cases[] = {
+        {QMM_TYPE_U8, &zp_u8, {102, 104, 98, 96, 100, 100, 102, 100, 254, 255, 0, 0}},
+        {QMM_TYPE_I8, &zp_i8, {-26, -24, -30, -32, -28, -28, -26, -28, 126, 127, -128, -128}},
+        {QMM_TYPE_U8, NULL, {2, 4, 0, 0, 0, 0, 2, 0, 154, 156, 0, 0}},
+        {QMM_TYPE_I8, NULL, {2, 4, -2, -4, 0, 0, 2, 0, 127, 127, -100, -102}},
+    };
+    for (size_t f = 0; f < COUNT(ftypes); f++)
+        for (size_t e = 0; e < COUNT(exps); e++)
+            for (size_t k = 0; k < COUNT(cases); k++) {
+                double scaled[COUNT(x)];
+                for (size_t v = 0; v < COUNT(x); v++)
+                    scaled[v] = ldexp(x[v], exps[e]);
+                given_case(ftypes[f], cases[k].type, cases[k].zero_point, ldexp(1, exps[e]),
+                           scaled, cases[k].q, COUNT(x), "given ties");
+            }
+}
+
+/* Quotients at 2^22 and past it, past int32, and past the float type's range
+ * (x up to +-1e30 and +-the largest value over a scale of 2^-100 or the
+ * least subnormal) saturate by their sign, whatever the zero point, beside
+ * small ones in the same line that do not. */
+static void huge_quotients(void)
+{
+    /* x / scale, exact: the first SMALL small, the others 2^22 or more */
+    const double k[] = {3,          -3,          0,          0x1p22,        -0x1p22,
+                        0x1p22 + 1, -0x1p22 - 1, 0x1p23 + 1, 0x1p31,        -0x1p31,
+                        0x1p40,     -0x1p40,     0x1p32 + 512, -0x1p32 - 512};
+    enum { SMALL = 3, N = COUNT(k) + 4 };
+    static const int32_t zps[] = {0, 255, 37, -128, 127, -5};
+    const struct {
+        qmm_type type;
+        const int32_t *zero_point;
+    } cases[] = {{QMM_TYPE_U8, NULL},    {QMM_TYPE_U8, &zps[0]}, {QMM_TYPE_U8, &zps[1]},
+                 {QMM_TYPE_U8, &zps[2]}, {QMM_TYPE_I8, NULL},    {QMM_TYPE_I8, &zps[3]},
+                 {QMM_TYPE_I8, &zps[4]}, {QMM_TYPE_I8, &zps[5]}};
+    for (size_t f = 0; f < COUNT(ftypes); f++) {
+        const ftype *t = ftypes[f];
+        const double scales[] = {0x1p-100, t->true_min};
+        for (size_t s = 0; s < COUNT(scales); s++)
+            for (size_t a = 0; a < COUNT(cases); a++) {
+                const qmm_type type = cases[a].type;
+                const qrange r = type == QMM_TYPE_U8 ? (qrange){0, 255} : (qrange){-128, 127};
+                const int32_t zp = cases[a].zero_point ? *cases[a].zero_point : 0;
+                double x[N];
+                int32_t q[N];
+                for (size_t v = 0; v < COUNT(k); v++) {
+                    x[v] = k[v] * scales[s];
+                    q[v] = v < SMALL ? (int32_t)clamp(k[v] + zp, r.qmin, r.qmax)
+                                     : k[v] > 0 ? r.qmax : r.qmin;
+                }
+                const double extremes[] = {1e30, -1e30, t->max_finite, -t->max_finite};
+                for (size_t v = 0; v < COUNT(extremes); v++) {
+                    x[COUNT(k) + v] = extremes[v];
+                    q[COUNT(k) + v] = extremes[v] > 0 ? r.qmax : r.qmin;
+                }
+                given_case(t, type, cases[a].zero_point, scales[s], x, q, N, "huge quotients");
+            }
+    }
+}
+
 /* ---- dequantization ------------------------------------------------------------ */
 
 /* A scale of each kind, all valid: 0, powers of two, plain, subnormal, huge. */
@@ -783,16 +1051,8 @@ static void dequantize(void)
                     test_matrix q = test_matrix_new(c.rows, c.cols, 1, LAYOUT_ROW, c.ldq - c.cols);
                     test_matrix_fill_random_i8(&q); /* -128 and 255 included */
                     c.q = q.base;
-                    c.scales = malloc(lines * t->size);
-                    c.zero_points = with_zp ? malloc(lines * sizeof *c.zero_points) : NULL;
                     const qrange r = range_of(&c);
-                    for (size_t l = 0; l < lines; l++) {
-                        t->store(c.scales, l, rand_scale(t));
-                        if (with_zp)
-                            c.zero_points[l] = l == 0   ? r.qmin
-                                               : l == 1 ? r.qmax
-                                                        : r.qmin + (int32_t)test_rand_below(256);
-                    }
+                    given_params(t, lines, &r, with_zp, rand_scale, &c);
                     char what[160];
                     snprintf(what, sizeof what, "%s dequantize %s per %s, zero points %s", t->name,
                              types[y] == QMM_TYPE_U8 ? "u8" : "i8", per_names[c.per],
@@ -834,9 +1094,10 @@ static fixture fixture_new(const ftype *t, op o, qmm_type type, qmm_per per)
                 t->store(f.c.x, i * LDX + j, rand_signed());
             ((unsigned char *)f.c.q)[i * LDQ + j] = (unsigned char)test_rand();
         }
-    if (o == OP_DEQUANTIZE)
+    if (o == OP_DEQUANTIZE || o == OP_QUANTIZE)
         for (size_t l = 0; l < COLS; l++) {
-            t->store(f.c.scales, l, rand_unit());
+            /* quantize's scales > 0 */
+            t->store(f.c.scales, l, o == OP_QUANTIZE ? 0.25 + rand_unit() : rand_unit());
             f.c.zero_points[l] = type == QMM_TYPE_U8 ? 255 - (int32_t)l : -128 + (int32_t)l;
         }
     memcpy(f.initial, f.arena, ARENA);
@@ -925,7 +1186,22 @@ static void refused_overlaps(fixture *f)
 {
     unsigned char *x = f->c.x, *q = f->c.q, *scales = f->c.scales;
     const size_t es = f->t->size;
-    if (f->c.op != OP_DEQUANTIZE) {
+    if (f->c.op == OP_QUANTIZE) {
+        /* Q the only output: the inputs may share memory, Q may not. */
+        unsigned char *zp = (unsigned char *)f->c.zero_points;
+        REFUSED(f, "q on x", c.q = x);
+        REFUSED(f, "q inside x's last row", c.q = x + (2 * LDX + 1) * es);
+        REFUSED(f, "q ending on the first scale", c.q = scales - (2 * LDQ + COLS - 1));
+        REFUSED(f, "q starting on the last scale",
+                c.q = scales + (line_count(f->c.per, ROWS, COLS) - 1) * es);
+        REFUSED(f, "q on the zero points", c.q = zp);
+        REFUSED(f, "q ending on the first zero point", c.q = zp - (2 * LDQ + COLS - 1));
+        ACCEPTED(f, "q where the zero points would be, zero points NULL", c.zero_points = NULL;
+                 c.q = zp);
+        const size_t lines = line_count(f->c.per, ROWS, COLS);
+        ACCEPTED(f, "the scales inside x", c.scales = x + es;
+                 for (size_t l = 0; l < lines; l++) f->t->store(x, 1 + l, 0.5));
+    } else if (f->c.op != OP_DEQUANTIZE) {
         REFUSED(f, "q on x", c.q = x);
         REFUSED(f, "q inside x's last row", c.q = x + (2 * LDX + 1) * es);
         REFUSED(f, "scales inside x", c.scales = x + es);
@@ -993,16 +1269,28 @@ static void overflowing_range(const ftype *t)
     }
 }
 
-static void refused_dequantize(fixture *f)
+/* Scales and zero points out of bounds, in the last line: dequantize takes a
+ * scale of 0, quantize (given parameters) does not. */
+static void refused_params(fixture *f)
 {
     const ftype *t = f->t;
-    const double bad_scales[] = {NAN, INFINITY, -INFINITY, -1.0, -t->true_min};
+    const double bad_scales[] = {NAN, INFINITY, -INFINITY, -1.0, -t->true_min, 0.0, -0.0};
+    const size_t bad_count = COUNT(bad_scales) - (f->c.op == OP_DEQUANTIZE ? 2 : 0);
     const size_t last = line_count(f->c.per, ROWS, COLS) - 1;
-    for (size_t s = 0; s < COUNT(bad_scales); s++) {
+    for (size_t s = 0; s < bad_count; s++) {
         char what[64];
         snprintf(what, sizeof what, "scale %g", bad_scales[s]);
         t->store(f->c.scales, last, bad_scales[s]);
         REFUSED(f, what, (void)0);
+    }
+    if (f->c.op == OP_DEQUANTIZE) {
+        t->store(f->c.scales, last, 0.0);
+        ACCEPTED(f, "scale 0", (void)0);
+    }
+    const double good_scales[] = {t->true_min, t->max_finite};
+    for (size_t s = 0; s < COUNT(good_scales); s++) {
+        t->store(f->c.scales, last, good_scales[s]);
+        ACCEPTED(f, "the least and the largest scale", (void)0);
     }
     const int32_t bad_zp[2][2] = {{-129, 128}, {-1, 256}}; /* int8, uint8 */
     for (size_t z = 0; z < 2; z++) {
@@ -1025,15 +1313,16 @@ static void bad_input(void)
                 qmm_type type;
             } ops[] = {{OP_SYMMETRIC, QMM_TYPE_I8},  {OP_ASYMMETRIC, QMM_TYPE_U8},
                        {OP_ASYMMETRIC, QMM_TYPE_I8}, {OP_DEQUANTIZE, QMM_TYPE_I8},
-                       {OP_DEQUANTIZE, QMM_TYPE_U8}};
+                       {OP_DEQUANTIZE, QMM_TYPE_U8}, {OP_QUANTIZE, QMM_TYPE_I8},
+                       {OP_QUANTIZE, QMM_TYPE_U8}};
             for (size_t o = 0; o < COUNT(ops); o++) {
                 fixture f = fixture_new(t, ops[o].op, ops[o].type, pers[p]);
                 empty(&f);
                 refused_common(&f);
                 refused_overlaps(&f);
-                if (ops[o].op == OP_DEQUANTIZE)
-                    refused_dequantize(&f);
-                else
+                if (ops[o].op == OP_DEQUANTIZE || ops[o].op == OP_QUANTIZE)
+                    refused_params(&f);
+                if (ops[o].op != OP_DEQUANTIZE)
                     refused_non_finite(&f);
                 fixture_free(&f);
             }
@@ -1051,6 +1340,9 @@ int main(void)
     whole_matrices();
     ties();
     bounds();
+    given_data();
+    given_ties();
+    huge_quotients();
     dequantize();
     bad_input();
     return test_finish("test_quantize", checks);

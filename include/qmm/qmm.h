@@ -295,6 +295,13 @@ typedef struct qmm_gemm_desc {
  * or n == 0 does nothing and returns QMM_OK whatever the rest of d. */
 QMM_API qmm_status qmm_gemm(const qmm_gemm_desc *d);
 
+/* The name of the kernel qmm_gemm(d) runs on this CPU (a uint8-A twin's name
+ * ends in "+u8a", kernels/kernel.h), as qmm_kernel_info names it; reads d's
+ * sizes and operand types only. NULL when d is NULL, m or n is 0, or no
+ * kernel can be chosen (QMM_KERNEL naming one that does not exist or cannot
+ * run here). */
+QMM_API const char *qmm_gemm_kernel_name(const qmm_gemm_desc *d);
+
 /* Which operand of a plan's products is fixed (the weights), packed once. */
 typedef enum qmm_weights {
     QMM_WEIGHTS_A = 0,  /* C = W . X: W is A (m x k); n may be QMM_SYMBOLIC */
@@ -386,6 +393,24 @@ QMM_API qmm_status qmm_dequantize_f32(size_t rows, size_t cols, qmm_type type, c
 QMM_API qmm_status qmm_dequantize_f64(size_t rows, size_t cols, qmm_type type, const void *q,
                                       size_t ldq, qmm_per per, const double *scales,
                                       const int32_t *zero_points, double *x, size_t ldx);
+
+/* Quantization with given parameters, as ONNX's QuantizeLinear (static
+ * quantization: scales and zero points from calibration, or from the
+ * calls above): per line,
+ *     q = clamp(round(x / scale) + zero_point, qmin, qmax)
+ * with the type's range ([0, 255] for QMM_TYPE_U8, [-128, 127] for
+ * QMM_TYPE_I8), the quotient one operation and round() half to even;
+ * zero_points NULL means 0. A scale that is not finite and > 0, a zero point
+ * outside the type's range, or a NaN or infinite element of X is
+ * QMM_ERR_INVALID_ARG. */
+QMM_API qmm_status qmm_quantize_f32(size_t rows, size_t cols, const float *x, size_t ldx,
+                                    qmm_per per, const float *scales,
+                                    const int32_t *zero_points, qmm_type type, void *q,
+                                    size_t ldq);
+QMM_API qmm_status qmm_quantize_f64(size_t rows, size_t cols, const double *x, size_t ldx,
+                                    qmm_per per, const double *scales,
+                                    const int32_t *zero_points, qmm_type type, void *q,
+                                    size_t ldq);
 
 /*
  * Float and double GEMM through int8. Both calls take row-major operands
@@ -587,6 +612,13 @@ QMM_API size_t qmm_kernel_count(void);
 /* Kernel i, in registry order; NULL when i >= qmm_kernel_count(). The pointer
  * stays valid for the life of the process. */
 QMM_API const qmm_kernel_info *qmm_kernel_at(size_t i);
+
+/* The CPU features in effect (detected, less those QMM_DISABLE takes and
+ * those whose tier below is not in effect, less those the OS refuses), by
+ * the names QMM_DISABLE takes, comma-separated in tier order: for instance
+ * "avx2,fma,avx512vnni,amx", or "" when none. The string stays valid for the
+ * life of the process. */
+QMM_API const char *qmm_cpu_feature_names(void);
 
 #ifdef __cplusplus
 }
