@@ -8,8 +8,10 @@ and two more Python loops: qmm.matmul(a, b), allocating its result each time
 (a user's first try), and the bare cost of entering C from Python
 (_time_matmul called for one product each time: what any binding pays, so
 that "matmul out=" less "bare" is the cost of qmm's own argument handling).
-Rounds alternate the methods (the machine is shared and noisy); each figure
-is the median of the rounds, each round the mean of `reps` calls.
+Rounds alternate the methods (the machine is shared and noisy) and each
+round is the mean of `reps` calls; a time is the median of its rounds, an
+overhead the median over rounds of that round's time over C's in the same
+round, minus one, so that the machine's drift cancels.
 
 Run it with the Python that has qmm installed (scripts/bench.sh --python).
 """
@@ -23,7 +25,7 @@ import numpy as np
 import qmm
 from qmm import _qmm
 
-ROUND_SECONDS = 0.05
+ROUND_SECONDS = 0.02
 
 
 def parse_shape(text):
@@ -68,7 +70,10 @@ def measure(m, k, n, rounds):
             times[name].append(method(a, b, c, reps))
     if not np.array_equal(c, np.matmul(a.astype(np.int64), b.astype(np.int64))):
         sys.exit("qmm.matmul's result is wrong")
-    return {name: statistics.median(t) for name, t in times.items()}
+    medians = {name: statistics.median(t) for name, t in times.items()}
+    over = {name: statistics.median(x / c - 1 for x, c in zip(t, times["C"]))
+            for name, t in times.items()}
+    return medians, over
 
 
 def main():
@@ -77,7 +82,7 @@ def main():
                         help="MxKxN (repeatable; default 128x384x384)")
     parser.add_argument("--threads", default=None,
                         help="thread counts, comma-separated (default: 1 and all CPUs)")
-    parser.add_argument("--rounds", type=int, default=21)
+    parser.add_argument("--rounds", type=int, default=41)
     args = parser.parse_args()
     shapes = args.shape or [(128, 384, 384)]
     qmm.set_num_threads(0)
@@ -92,9 +97,9 @@ def main():
     for m, k, n in shapes:
         for threads in counts:
             qmm.set_num_threads(threads)
-            t = measure(m, k, n, args.rounds)
+            t, ratio = measure(m, k, n, args.rounds)
             gops = 2 * m * n * k / t["C"] / 1e9
-            over = {name: f"{(t[name] / t['C'] - 1) * 100:6.1f}%" for name in t}
+            over = {name: f"{ratio[name] * 100:6.1f}%" for name in t}
             print(f"{f'{m}x{k}x{n}':>14} {threads:>7} {qmm.kernel_name(m, n, k):>30} "
                   f"{t['C'] * 1e6:8.2f} {t['out='] * 1e6:8.2f} {over['out=']} "
                   f"{t['alloc'] * 1e6:8.2f} {over['alloc']} {t['bare'] * 1e6:8.2f} "
