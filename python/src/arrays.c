@@ -46,9 +46,14 @@ int qmm_py_overlap(PyArrayObject *a, PyArrayObject *b)
     return alo < bhi && blo < ahi;
 }
 
+/* A dimension of more than one element: its |stride| and extent. */
+typedef struct step {
+    npy_intp stride, extent;
+} step;
+
 static int by_stride(const void *x, const void *y)
 {
-    const npy_intp a = *(const npy_intp *)x, b = *(const npy_intp *)y;
+    const npy_intp a = ((const step *)x)->stride, b = ((const step *)y)->stride;
     return (a > b) - (a < b);
 }
 
@@ -56,28 +61,21 @@ static int by_stride(const void *x, const void *y)
  * dimension steps past all that the smaller ones reach. */
 static int distinct_elements(PyArrayObject *a)
 {
-    npy_intp strides[NPY_MAXDIMS];
-    int used = 0;
+    step steps[NPY_MAXDIMS];
+    size_t used = 0;
     for (int d = 0; d < PyArray_NDIM(a); d++) {
-        if (PyArray_DIM(a, d) == 0)
+        const npy_intp e = PyArray_DIM(a, d), s = PyArray_STRIDE(a, d);
+        if (e == 0)
             return 1;
-        if (PyArray_DIM(a, d) > 1)
-            strides[used++] = PyArray_STRIDE(a, d) < 0 ? -PyArray_STRIDE(a, d)
-                                                       : PyArray_STRIDE(a, d);
+        if (e > 1)
+            steps[used++] = (step){s < 0 ? -s : s, e};
     }
-    npy_intp sorted[NPY_MAXDIMS][2];
-    for (int d = 0, u = 0; d < PyArray_NDIM(a); d++)
-        if (PyArray_DIM(a, d) > 1) {
-            sorted[u][0] = strides[u];
-            sorted[u][1] = PyArray_DIM(a, d);
-            u++;
-        }
-    qsort(sorted, (size_t)used, sizeof sorted[0], by_stride);
+    qsort(steps, used, sizeof steps[0], by_stride);
     npy_intp reach = PyArray_ITEMSIZE(a);
-    for (int u = 0; u < used; u++) {
-        if (sorted[u][0] < reach)
+    for (size_t u = 0; u < used; u++) {
+        if (steps[u].stride < reach)
             return 0;
-        reach += (sorted[u][1] - 1) * sorted[u][0];
+        reach += (steps[u].extent - 1) * steps[u].stride;
     }
     return 1;
 }
@@ -108,7 +106,8 @@ PyArrayObject *qmm_py_output(PyObject *out, const char *fn, int ndim, const npy_
     }
     PyArrayObject *o = (PyArrayObject *)out;
     PyArray_Descr *want = PyArray_DescrFromType(typenum);
-    const int same_type = PyArray_EquivTypes(PyArray_DESCR(o), want) && PyArray_ISNBO(PyArray_DESCR(o)->byteorder);
+    const int same_type =
+        PyArray_EquivTypes(PyArray_DESCR(o), want) && PyArray_ISNBO(PyArray_DESCR(o)->byteorder);
     if (!same_type) {
         PyErr_Format(PyExc_TypeError, "%s: out must be a %R array, not %R", fn, (PyObject *)want,
                      (PyObject *)PyArray_DESCR(o));

@@ -121,7 +121,8 @@ static PyObject *sgemm_crt(PyObject *self, PyObject *args, PyObject *kw)
     return crt(args, kw, "qmm.sgemm_crt", SGEMM_CRT, QMM_CRT_FP32_MODULI);
 }
 
-#define METHOD(name, doc) {#name, (PyCFunction)(void (*)(void))name, METH_VARARGS | METH_KEYWORDS, doc}
+#define METHOD(name, doc)                                                                  \
+    {#name, (PyCFunction)(void (*)(void))name, METH_VARARGS | METH_KEYWORDS, doc}
 
 PyMethodDef qmm_py_float_gemm_methods[] = {
     METHOD(sgemm_i8,

@@ -55,7 +55,8 @@ def test_products_release_the_gil():
     x8 = RNG.integers(0, 255, (64, 4096), dtype=np.uint8)
     layer = qmm.Linear(w8, layout="in_out")
     cases = {
-        "matmul": lambda r: lambda: qmm.matmul(np.broadcast_to(x8.view(np.int8), (r, 64, 4096)), w8),
+        "matmul": lambda r: lambda: qmm.matmul(
+            np.broadcast_to(x8.view(np.int8), (r, 64, 4096)), w8),
         "gemm": lambda r: lambda: qmm.gemm(np.broadcast_to(x8, (r, 64, 4096)), w8,
                                            a_zero_point=3, out_dtype=np.float32, scale=0.5),
         "Linear": lambda r: lambda: layer(np.broadcast_to(x8, (r, 64, 4096))),
@@ -88,4 +89,5 @@ def test_concurrent_callers_get_exact_results():
     for t in threads:
         t.join()
     for i in range(len(a)):
-        np.testing.assert_array_equal(got[i], want[i] - 7 * a[i].astype(np.int64).sum(1, keepdims=True))
+        row_sums = a[i].astype(np.int64).sum(1, keepdims=True)
+        np.testing.assert_array_equal(got[i], want[i] - 7 * row_sums)
