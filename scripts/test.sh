@@ -11,7 +11,7 @@
 #              (QMM_TEST_CPUS in cmake/qmm_testing.cmake)
 #   python     the Python package (python/) installed into a virtual
 #              environment as the README says, and its pytest suite, ONNX's
-#              node tests included
+#              node tests included; the extension built with clang too
 # The differential fuzzer (test/fuzz/) runs in every build but threads, for
 # QMM_FUZZ_SECONDS (20) with a fixed seed. Each build's time is printed at the end.
 set -euo pipefail
@@ -41,6 +41,10 @@ echo "== python"
 start=$SECONDS
 qmm_python_install build/python -DQMM_WERROR=ON
 build/python/bin/python -m pytest -p no:cacheprovider python/tests
+# The extension with clang too, warnings as errors (built, not run again).
+cmake -S python -B build/python-clang -DCMAKE_C_COMPILER=clang -DQMM_WERROR=ON \
+    -DPython3_EXECUTABLE=/usr/bin/python3
+cmake --build build/python-clang -j"$jobs" --target _qmm
 timings+=("$(printf '%-9s %4d s' python $((SECONDS - start)))")
 build sanitize -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQMM_SANITIZE=address,undefined
 build threads -L threads -- -DCMAKE_BUILD_TYPE=Debug -DQMM_SANITIZE=thread
