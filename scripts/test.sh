@@ -40,7 +40,7 @@ build native -- -DCMAKE_BUILD_TYPE=Release
 echo "== python"
 start=$SECONDS
 qmm_python_install build/python -DQMM_WERROR=ON
-build/python/bin/python -m pytest -p no:cacheprovider python/tests
+build/python/bin/python -m pytest -p no:cacheprovider -rs python/tests
 # The extension with clang too, warnings as errors (built, not run again).
 cmake -S python -B build/python-clang -DCMAKE_C_COMPILER=clang -DQMM_WERROR=ON \
     -DPython3_EXECUTABLE=/usr/bin/python3
