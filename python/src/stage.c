@@ -6,7 +6,6 @@
  * qmm's per row times per column. */
 #include "qmm_py.h"
 
-#include <math.h>
 #include <string.h>
 
 enum { ROWS = 1, COLS = 2 };  /* what a parameter may vary along */
