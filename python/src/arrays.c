@@ -195,3 +195,9 @@ PyArrayObject *qmm_py_rows(PyObject *obj, const char *fn, const char *what, int 
     Py_DECREF(a);
     return copy;
 }
+
+size_t qmm_py_ld(PyArrayObject *a)
+{
+    return PyArray_DIM(a, 0) > 1 ? (size_t)(PyArray_STRIDE(a, 0) / PyArray_ITEMSIZE(a))
+                                 : (size_t)PyArray_DIM(a, 1);
+}

@@ -32,12 +32,6 @@ static qmm_status run(const call *c)
     return QMM_ERR_INVALID_ARG;
 }
 
-static size_t ld_of(PyArrayObject *a)
-{
-    return PyArray_DIM(a, 0) > 1 ? (size_t)(PyArray_STRIDE(a, 0) / PyArray_ITEMSIZE(a))
-                                 : (size_t)PyArray_DIM(a, 1);
-}
-
 static PyObject *multiply(const char *fn, kind k, PyObject *a_obj, PyObject *b_obj,
                           unsigned count, qmm_granularity g)
 {
@@ -55,7 +49,7 @@ static PyObject *multiply(const char *fn, kind k, PyObject *a_obj, PyObject *b_o
     if ((c = (PyArrayObject *)PyArray_SimpleNew(2, shape, t)) == NULL)
         goto done;
     const call cl = {k, (size_t)shape[0], (size_t)shape[1], (size_t)PyArray_DIM(a, 1),
-                     ld_of(a), ld_of(b), (size_t)shape[1], PyArray_DATA(a), PyArray_DATA(b),
+                     qmm_py_ld(a), qmm_py_ld(b), (size_t)shape[1], PyArray_DATA(a), PyArray_DATA(b),
                      PyArray_DATA(c), count, g};
     qmm_status st;
     Py_BEGIN_ALLOW_THREADS

@@ -75,6 +75,9 @@ PyObject *qmm_py_finish(PyArrayObject *out, PyArrayObject *target);
 PyArrayObject *qmm_py_rows(PyObject *obj, const char *fn, const char *what, int typenum,
                            int ndim);
 
+/* The leading dimension, in elements, of a 2-D array qmm_py_rows gave. */
+size_t qmm_py_ld(PyArrayObject *a);
+
 /* ---- stage.c: the quantized product's parameters and output stage ------- */
 
 enum { QMM_PY_KEEP = 16 };

@@ -116,8 +116,7 @@ static PyObject *quantization(kind k, PyObject *args)
     if ((out = (PyArrayObject *)PyArray_SimpleNew(2, PyArray_DIMS(in), out_t)) == NULL)
         goto done;
     const call c = {k, float_t == NPY_FLOAT64, (size_t)rows, (size_t)cols,
-                    rows > 1 ? (size_t)(PyArray_STRIDE(in, 0) / PyArray_ITEMSIZE(in))
-                             : (size_t)cols,
+                    qmm_py_ld(in),
                     PyArray_DATA(in), PyArray_DATA(out), PyArray_DATA(scales),
                     zps != NULL ? PyArray_DATA(zps) : NULL, (qmm_per)per, qtype};
     qmm_status st;

@@ -186,6 +186,17 @@ static int rounding_of(PyObject *obj, const char *fn, qmm_rounding *r)
     return -1;
 }
 
+/* A Python integer saturated to int32 (qmm's own range checks then refuse
+ * what is out of the type's range); -1 with an exception. */
+static int saturated_int32(PyObject *obj, int32_t *out)
+{
+    const long long x = PyLong_AsLongLong(obj);
+    if (x == -1 && PyErr_Occurred())
+        return -1;
+    *out = (int32_t)(x < INT32_MIN ? INT32_MIN : x > INT32_MAX ? INT32_MAX : x);
+    return 0;
+}
+
 /* clamp=(lo, hi) as two doubles: integral for integer outputs. */
 static int clamp_of(PyObject *obj, const char *fn, int integral, double *lo, double *hi)
 {
@@ -203,9 +214,9 @@ static int clamp_of(PyObject *obj, const char *fn, int integral, double *lo, dou
     for (int i = 0; st == 0 && i < 2; i++) {
         PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
         if (integral) {
-            long long x = PyLong_AsLongLong(item);
-            st = x == -1 && PyErr_Occurred() ? -1 : 0;
-            v[i] = (double)(x < INT32_MIN ? INT32_MIN : x > INT32_MAX ? INT32_MAX : x);
+            int32_t x = 0;
+            st = saturated_int32(item, &x);
+            v[i] = (double)x;
         } else {
             v[i] = PyFloat_AsDouble(item);
             st = v[i] == -1.0 && PyErr_Occurred() ? -1 : 0;
@@ -300,12 +311,8 @@ static int requant(qmm_py_stage *s, const char *fn, PyObject *const *v, npy_intp
             r->shifts = shift.values;
         }
     }
-    if (!absent(v[OUT_ZP])) {
-        long long z = PyLong_AsLongLong(v[OUT_ZP]);
-        if (z == -1 && PyErr_Occurred())
-            return -1;
-        r->zero_point = (int32_t)(z < INT32_MIN ? INT32_MIN : z > INT32_MAX ? INT32_MAX : z);
-    }
+    if (!absent(v[OUT_ZP]) && saturated_int32(v[OUT_ZP], &r->zero_point) < 0)
+        return -1;
     if (!absent(v[CLAMP])) {
         double lo, hi;
         if (clamp_of(v[CLAMP], fn, 1, &lo, &hi) < 0)
