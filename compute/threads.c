@@ -1,4 +1,6 @@
+#if defined(__linux__)
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#endif
 #include "threads.h"
 
 #include <errno.h>
@@ -6,6 +8,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "../platform/log.h"
 
@@ -38,8 +41,9 @@ static atomic_size_t chosen_threads;  /* qmm_set_num_threads; 0: the default */
 static size_t default_threads;
 static pthread_once_t default_once = PTHREAD_ONCE_INIT;
 
+#if defined(__linux__)
 /* CPUs in the affinity mask; the mask may be larger than a cpu_set_t. */
-static size_t affinity_cpus(void)
+static size_t usable_cpus(void)
 {
     for (int cpus = CPU_SETSIZE; cpus <= (1 << 20); cpus *= 2) {
         cpu_set_t *set = CPU_ALLOC(cpus);
@@ -56,6 +60,14 @@ static size_t affinity_cpus(void)
     }
     return 1;
 }
+#else
+/* macOS and iOS have no affinity mask to read: every CPU online may run us. */
+static size_t usable_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (size_t)n : 1;
+}
+#endif
 
 /* QMM_NUM_THREADS as a whole number from 1 to QMM_MAX_THREADS, else 0. */
 static size_t parse_thread_count(const char *v)
@@ -76,13 +88,13 @@ static size_t parse_thread_count(const char *v)
 static void read_default_threads(void)
 {
     const char *v = getenv("QMM_NUM_THREADS");
-    default_threads = affinity_cpus();
+    default_threads = usable_cpus();
     if (v == NULL)
         return;
     size_t n = parse_thread_count(v);
     if (n == 0)
         qmm_log("QMM_NUM_THREADS=\"%s\" ignored: expected a whole number from 1 to %d; "
-                "using the %zu CPUs of the affinity mask",
+                "using the %zu CPUs this process may run on",
                 v, QMM_MAX_THREADS, default_threads);
     else
         default_threads = n;
@@ -123,17 +135,22 @@ void qmm_set_parallel_for(qmm_parallel_for_fn *parallel_for, void *pool)
     pthread_mutex_unlock(&engine_lock);
 }
 
-/* ---- teams -------------------------------------------------------------- */
+/* ---- the OpenMP back end ------------------------------------------------ */
 
 /* Threads of the OpenMP teams in flight, callers included, and the most
- * extra threads (not a call's own) that ran tasks at once. */
+ * extra threads (not a call's own) that ran tasks at once; both stay 0
+ * without OpenMP. */
 static atomic_size_t budget_used;
-static atomic_size_t extra_running, extra_peak;
+static atomic_size_t extra_peak;
 
 size_t qmm_threads_peak(void)
 {
     return atomic_load(&extra_peak);
 }
+
+#if defined(QMM_HAVE_OPENMP)
+/* Extra threads running tasks now, for extra_peak. */
+static atomic_size_t extra_running;
 
 /* Up to want threads of the budget of limit, at least the caller's one. */
 static size_t borrow(size_t want, size_t limit)
@@ -147,6 +164,46 @@ static size_t borrow(size_t want, size_t limit)
     } while (!atomic_compare_exchange_weak(&budget_used, &used, used + take));
     return take;
 }
+
+static void note_extra_thread(int delta)
+{
+    if (delta < 0) {
+        atomic_fetch_sub(&extra_running, 1);
+        return;
+    }
+    size_t now = atomic_fetch_add(&extra_running, 1) + 1;
+    size_t peak = atomic_load(&extra_peak);
+    while (now > peak && !atomic_compare_exchange_weak(&extra_peak, &peak, now))
+        ;
+}
+
+/* The fork and join edges stated to ThreadSanitizer. Global, so that a
+ * worker states its side before it reads anything the caller passed, the
+ * region's own shared variables included (at worst this orders more than the
+ * region does: it may hide a race between two calls, never invent one). */
+static char fork_edge, join_edge;
+
+static void openmp_run(size_t threads, size_t tasks, qmm_task_fn *task, void *context)
+{
+    HAPPENS_BEFORE(&fork_edge);
+#pragma omp parallel num_threads((int)threads)
+    {
+        HAPPENS_AFTER(&fork_edge);
+        const int extra = omp_get_thread_num() != 0;
+        if (extra)
+            note_extra_thread(+1);
+#pragma omp for schedule(dynamic, 1)
+        for (size_t t = 0; t < tasks; t++)
+            task(context, t);
+        if (extra)
+            note_extra_thread(-1);
+        HAPPENS_BEFORE(&join_edge);
+    }
+    HAPPENS_AFTER(&join_edge);
+}
+#endif
+
+/* ---- teams -------------------------------------------------------------- */
 
 qmm_team qmm_team_join(size_t want)
 {
@@ -192,45 +249,6 @@ void qmm_team_leave(qmm_team *team)
         atomic_fetch_sub(&budget_used, team->budgeted);
     team->budgeted = 0;
 }
-
-static void note_extra_thread(int delta)
-{
-    if (delta < 0) {
-        atomic_fetch_sub(&extra_running, 1);
-        return;
-    }
-    size_t now = atomic_fetch_add(&extra_running, 1) + 1;
-    size_t peak = atomic_load(&extra_peak);
-    while (now > peak && !atomic_compare_exchange_weak(&extra_peak, &peak, now))
-        ;
-}
-
-#if defined(QMM_HAVE_OPENMP)
-/* The fork and join edges stated to ThreadSanitizer. Global, so that a
- * worker states its side before it reads anything the caller passed, the
- * region's own shared variables included (at worst this orders more than the
- * region does: it may hide a race between two calls, never invent one). */
-static char fork_edge, join_edge;
-
-static void openmp_run(size_t threads, size_t tasks, qmm_task_fn *task, void *context)
-{
-    HAPPENS_BEFORE(&fork_edge);
-#pragma omp parallel num_threads((int)threads)
-    {
-        HAPPENS_AFTER(&fork_edge);
-        const int extra = omp_get_thread_num() != 0;
-        if (extra)
-            note_extra_thread(+1);
-#pragma omp for schedule(dynamic, 1)
-        for (size_t t = 0; t < tasks; t++)
-            task(context, t);
-        if (extra)
-            note_extra_thread(-1);
-        HAPPENS_BEFORE(&join_edge);
-    }
-    HAPPENS_AFTER(&join_edge);
-}
-#endif
 
 void qmm_team_run(const qmm_team *team, size_t tasks, qmm_task_fn *task, void *context)
 {

@@ -2,7 +2,8 @@
  * Threads: how many a call may use, and the back end that runs its tasks.
  *
  * The count is what qmm_set_num_threads() last set, else QMM_NUM_THREADS,
- * else the CPUs of the process's affinity mask. The back end is the engine's
+ * else the CPUs of the process's affinity mask (Linux and Android; elsewhere
+ * the CPUs online). The back end is the engine's
  * parallel-for (qmm_set_parallel_for) when it gave one, else OpenMP (when the
  * build has it), else the calling thread alone.
  *

@@ -12,8 +12,9 @@
 /*
  * Every feature QMM_DISABLE can name, and the one it needs in effect. The int8
  * kernels form tiers, each chosen over the one below where both can run: x86
- * avx2 < avx512vnni < amx, arm64 neon < dotprod < i8mm; fma stands alone. A
- * tier is in effect only when the one below it is:
+ * avx2 < avx512vnni < amx, arm64 neon < dotprod < i8mm < sme (detected and
+ * reported; no kernel of this build runs on it); fma stands alone. A tier is
+ * in effect only when the one below it is:
  *  - switching a tier off switches off what is built above it:
  *    QMM_DISABLE=avx2 leaves the portable kernels, QMM_DOTPROD_DISABLE=1
  *    takes i8mm too;
@@ -32,6 +33,7 @@ static const struct feature {
     {"neon", QMM_CPU_NEON, 0},
     {"dotprod", QMM_CPU_DOTPROD, QMM_CPU_NEON},
     {"i8mm", QMM_CPU_I8MM, QMM_CPU_DOTPROD},
+    {"sme", QMM_CPU_SME, QMM_CPU_I8MM},
     {"avx2", QMM_CPU_AVX2, 0},
     {"fma", QMM_CPU_FMA, 0},
     {"avx512vnni", QMM_CPU_AVX512VNNI, QMM_CPU_AVX2},

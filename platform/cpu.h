@@ -17,6 +17,7 @@ enum qmm_cpu_feature {
     QMM_CPU_FMA = 1u << 4,      /* x86 FMA3 */
     QMM_CPU_AVX512VNNI = 1u << 5, /* x86 AVX-512 F, BW, VL and VNNI, with the OS saving ZMM state */
     QMM_CPU_AMX = 1u << 6,      /* x86 AMX-TILE and AMX-INT8, tile state in XCR0, palette 1 */
+    QMM_CPU_SME = 1u << 7,      /* arm64 FEAT_SME with its int8 outer products into int32 (SMOPA) */
 };
 
 /* Features this CPU has, before any override: one per architecture

@@ -31,9 +31,11 @@ qmm_install_packages() {
 
 # qemu-user: the x86_64 tests also run on emulated CPUs with and without AVX2.
 QMM_NATIVE_PACKAGES="cmake make gcc libc6-dev pkg-config libcpu-features-dev qemu-user"
-# The test command's second compiler (the sanitizers' run-times come with gcc),
-# and what qmm-compare's smoke tests need (OpenBLAS, gnuplot for --plot).
-QMM_TEST_PACKAGES="clang libomp-dev libopenblas-dev gnuplot-nox"
+# The test command's second compiler (the sanitizers' run-times come with gcc)
+# and LLVM's tools (llvm-nm and llvm-readobj read the arm64 kernels' objects of
+# every format: test_arm64_symbols), and what qmm-compare's smoke tests need
+# (OpenBLAS, gnuplot for --plot).
+QMM_TEST_PACKAGES="clang llvm libomp-dev libopenblas-dev gnuplot-nox"
 # Libraries qmm-bench-peers compares qmm with (scripts/bench.sh --peers); qmm
 # itself never needs them. g++ because gemmlowp is header-only C++.
 QMM_PEER_PACKAGES="g++ libdnnl-dev libxnnpack-dev libpthreadpool-dev libgemmlowp-dev libopenblas-dev"
@@ -52,6 +54,34 @@ QMM_COMPARE_PACKAGES="libopenblas-dev gnuplot-nox"
 # wheel to build offline, pytest, and onnx with ONNX's node tests.
 QMM_PYTHON_PACKAGES="python3-dev python3-venv python3-numpy python3-setuptools python3-wheel python3-pytest python3-onnx libonnx-testdata"
 QMM_CROSS_PACKAGES="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libcpu-features-dev:arm64"
+
+# Debian's libomp5-14 is Multi-Arch: same yet keeps its library in
+# /usr/lib/llvm-14/lib, a path its amd64 and arm64 builds share, so the arm64
+# one cannot be installed beside the amd64 one that clang's native builds use:
+# the clang cross build (toolchains/aarch64-linux-gnu-clang.cmake) links the
+# arm64 package's library, unpacked here.
+QMM_CROSS_LIBOMP=/usr/local/lib/aarch64-linux-gnu/libomp.so.5
+
+# Unpacks libomp5-14:arm64's library into $QMM_CROSS_LIBOMP unless it is there.
+qmm_install_cross_libomp() {
+    local tmp
+    [ -e "$QMM_CROSS_LIBOMP" ] && return 0
+    if [ "$(id -u)" != 0 ]; then
+        echo "qmm: missing $QMM_CROSS_LIBOMP (from libomp5-14:arm64)" >&2
+        echo "qmm: run this script as root to unpack it" >&2
+        exit 1
+    fi
+    if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+        dpkg --add-architecture arm64
+        apt-get update -q
+    fi
+    echo "qmm: unpacking libomp5-14:arm64 into $QMM_CROSS_LIBOMP" >&2
+    tmp=$(mktemp -d)
+    (cd "$tmp" && apt-get download -q libomp5-14:arm64)
+    dpkg-deb -x "$tmp"/libomp5-14_*_arm64.deb "$tmp/root"
+    install -D -m 644 "$tmp/root/usr/lib/llvm-14/lib/libomp.so.5" "$QMM_CROSS_LIBOMP"
+    rm -rf "$tmp"
+}
 
 # Builds and installs the Python package into the virtual environment $1
 # (made anew, with Debian's site packages visible: NumPy, onnx, pytest) from

@@ -6,9 +6,11 @@
 #              the native suite but the emulated CPUs (test/x86_64/CMakeLists.txt)
 #   threads    gcc, Debug, ThreadSanitizer: the tests that run several threads
 #              (ctest label `threads`)
-#   clang      clang, RelWithDebInfo: the whole native suite
+#   clang      clang, RelWithDebInfo, without OpenMP (a supported configuration:
+#              engines give qmm their parallel-for): the whole native suite
 #   aarch64    the cross build, its suite under QEMU on several emulated CPUs
 #              (QMM_TEST_CPUS in cmake/qmm_testing.cmake)
+#   aarch64-clang  the same with clang and LLVM's OpenMP run-time for arm64
 #   python     the Python package (python/) installed into a virtual
 #              environment as the README says, and its pytest suite, ONNX's
 #              node tests included; the extension built with clang too
@@ -19,6 +21,7 @@ cd "$(dirname "$0")/.."
 . scripts/deps.sh
 qmm_install_packages $QMM_NATIVE_PACKAGES $QMM_TEST_PACKAGES $QMM_CROSS_PACKAGES \
     $QMM_PYTHON_PACKAGES
+qmm_install_cross_libomp
 jobs=$(nproc)
 timings=()
 
@@ -32,7 +35,7 @@ build() {
     cmake -S . -B "build/$name" -DQMM_WERROR=ON "$@"
     cmake --build "build/$name" -j"$jobs"
     ctest --test-dir "build/$name" --output-on-failure -j"$jobs" "${ctest_args[@]}"
-    timings+=("$(printf '%-9s %4d s' "$name" $((SECONDS - start)))")
+    timings+=("$(printf '%-13s %4d s' "$name" $((SECONDS - start)))")
 }
 
 build native -- -DCMAKE_BUILD_TYPE=Release
@@ -45,10 +48,12 @@ build/python/bin/python -m pytest -p no:cacheprovider -rs python/tests
 cmake -S python -B build/python-clang -DCMAKE_C_COMPILER=clang -DQMM_WERROR=ON \
     -DPython3_EXECUTABLE=/usr/bin/python3
 cmake --build build/python-clang -j"$jobs" --target _qmm
-timings+=("$(printf '%-9s %4d s' python $((SECONDS - start)))")
+timings+=("$(printf '%-13s %4d s' python $((SECONDS - start)))")
 build sanitize -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQMM_SANITIZE=address,undefined
 build threads -L threads -- -DCMAKE_BUILD_TYPE=Debug -DQMM_SANITIZE=thread
-build clang -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang
+build clang -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DQMM_OPENMP=OFF
 build aarch64 -- -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE=toolchains/aarch64-linux-gnu.cmake
+build aarch64-clang -- -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_TOOLCHAIN_FILE=toolchains/aarch64-linux-gnu-clang.cmake -DQMM_OPENMP=REQUIRED
 
 printf '%s\n' "== every build passed" "${timings[@]}"

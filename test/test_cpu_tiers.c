@@ -7,7 +7,7 @@
  * per case, as the library detects once per process.
  *
  * The rule, stated here apart from the library's table: x86 avx2 < avx512vnni
- * < amx and arm64 neon < dotprod < i8mm, fma in no chain; a feature is in
+ * < amx and arm64 neon < dotprod < i8mm < sme, fma in no chain; a feature is in
  * effect only when the tier below it is, and the OS is asked only about
  * features in effect so far. Each case spells out its expected features.
  */
@@ -20,6 +20,7 @@
 #include "platform/cpu.h"
 #include "qmm/qmm.h"
 #include "support/feature_said.h"
+#include "support/stderr_capture.h"
 
 enum {
     AVX2 = QMM_CPU_AVX2,
@@ -29,8 +30,9 @@ enum {
     NEON = QMM_CPU_NEON,
     DOT = QMM_CPU_DOTPROD,
     I8MM = QMM_CPU_I8MM,
+    SME = QMM_CPU_SME,
     X86 = AVX2 | FMA | VNNI | AMX,
-    ARM = NEON | DOT | I8MM,
+    ARM = NEON | DOT | I8MM | SME,
 };
 
 /* What the fake hardware reports and the fake OS refuses, and what the
@@ -78,6 +80,15 @@ static const struct tier_case {
     {"a refusal takes the tiers above", X86, NULL, NULL, AVX2, X86, FMA, "avx512vnni",
      "present, not in effect: needs avx2 (not in effect)"},
     {"arm64, everything", ARM, NULL, NULL, 0, ARM, ARM, "i8mm", "present"},
+    {"arm64, everything: sme's line", ARM, NULL, NULL, 0, ARM, ARM, "sme", "present"},
+    {"sme off", ARM, "sme", NULL, 0, NEON | DOT | I8MM, NEON | DOT | I8MM, "sme",
+     "disabled by environment"},
+    {"i8mm off takes sme", ARM, "i8mm", NULL, 0, NEON | DOT, NEON | DOT, "sme",
+     "present, not in effect: needs i8mm (disabled by environment)"},
+    {"QMM_DOTPROD_DISABLE=1 takes sme", ARM, NULL, "1", 0, NEON, NEON, "sme",
+     "present, not in effect: needs i8mm (not in effect)"},
+    {"sme without i8mm", NEON | DOT | SME, NULL, NULL, 0, NEON | DOT, NEON | DOT, "sme",
+     "present, not in effect: needs i8mm (absent)"},
     {"dotprod off", ARM, "dotprod", NULL, 0, NEON, NEON, "i8mm",
      "present, not in effect: needs dotprod (disabled by environment)"},
     {"QMM_DOTPROD_DISABLE=1", ARM, NULL, "1", 0, NEON, NEON, "i8mm",
@@ -92,6 +103,11 @@ static const struct tier_case {
     {"x86 names on arm64", ARM, "avx2,avx512vnni", NULL, 0, ARM, ARM, "avx2", "absent"},
 };
 
+static void features_in_effect(void *out)
+{
+    *(unsigned *)out = qmm_cpu_features();
+}
+
 /* In the child: detect under the case's environment, stderr in a file. */
 static int run_case(const struct tier_case *c)
 {
@@ -104,16 +120,10 @@ static int run_case(const struct tier_case *c)
     if (c->dotprod != NULL)
         setenv("QMM_DOTPROD_DISABLE", c->dotprod, 1);
     setenv("QMM_VERBOSE", "1", 1);
-    FILE *log = tmpfile();
-    const int saved = dup(STDERR_FILENO);
-    if (log == NULL || saved < 0 || dup2(fileno(log), STDERR_FILENO) < 0)
-        return 2;
-    const unsigned got = qmm_cpu_features();
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
+    unsigned got;
     char text[4096];
-    rewind(log);
-    text[fread(text, 1, sizeof text - 1, log)] = '\0';
+    if (test_stderr_of(features_in_effect, &got, text, sizeof text) != 0)
+        return 2;
     int bad = 0;
     if (got != c->in_effect) {
         fprintf(stderr, "%s: in effect 0x%x, expected 0x%x\n", c->what, got, c->in_effect);

@@ -17,9 +17,9 @@ static long checks;
 /* The int8 tiers, lowest first, as the README states them: a tier is in
  * effect only when the one below it is. Written here, apart from the
  * library's table, so that a wrong table cannot agree with itself. */
-static const unsigned tier_chains[][3] = {
-    {QMM_CPU_AVX2, QMM_CPU_AVX512VNNI, QMM_CPU_AMX},
-    {QMM_CPU_NEON, QMM_CPU_DOTPROD, QMM_CPU_I8MM},
+static const unsigned tier_chains[][4] = {
+    {QMM_CPU_AVX2, QMM_CPU_AVX512VNNI, QMM_CPU_AMX, 0},
+    {QMM_CPU_NEON, QMM_CPU_DOTPROD, QMM_CPU_I8MM, QMM_CPU_SME},
 };
 
 /* The hardware's features less those switched off, and in each chain every
@@ -28,7 +28,7 @@ static unsigned expected_features(unsigned hw, unsigned off)
 {
     unsigned f = hw & ~off;
     for (size_t c = 0; c < sizeof tier_chains / sizeof tier_chains[0]; c++)
-        for (size_t t = 1; t < 3; t++)
+        for (size_t t = 1; t < 4 && tier_chains[c][t] != 0; t++)
             if (!(f & tier_chains[c][t - 1]))
                 f &= ~tier_chains[c][t];
     return f;
@@ -83,10 +83,10 @@ static void dotprod_disable(void)
 {
     setenv("QMM_DOTPROD_DISABLE", "1", 1);
     const unsigned hw = qmm_cpu_detect_hardware(), got = qmm_cpu_features();
-    CHECK(!(got & (QMM_CPU_DOTPROD | QMM_CPU_I8MM)) &&
+    CHECK(!(got & (QMM_CPU_DOTPROD | QMM_CPU_I8MM | QMM_CPU_SME)) &&
               (got & QMM_CPU_NEON) == (hw & QMM_CPU_NEON),
-          "QMM_DOTPROD_DISABLE=1: in effect 0x%x, hardware 0x%x: i8mm must go with dotprod, "
-          "neon stay",
+          "QMM_DOTPROD_DISABLE=1: in effect 0x%x, hardware 0x%x: i8mm and sme must go with "
+          "dotprod, neon stay",
           got, hw);
     checks++;
     expect_features(QMM_CPU_DOTPROD, "QMM_DOTPROD_DISABLE=1");
@@ -269,14 +269,17 @@ static void disable_avx512vnni(void)
     expect_features(QMM_CPU_AVX512VNNI, "QMM_DISABLE=avx512vnni");
 }
 
-/* The middle arm64 tier off by QMM_DISABLE: NEON stays, i8mm goes (on QEMU's
- * max, which has it). */
+/* The second arm64 tier off by QMM_DISABLE: NEON stays, i8mm and sme go (on
+ * QEMU's max, which has both). */
 static void disable_dotprod(void)
 {
     unsigned hw;
-    char *text = disable_verbosely("dotprod", QMM_CPU_DOTPROD | QMM_CPU_I8MM, QMM_CPU_NEON, &hw);
+    char *text = disable_verbosely("dotprod", QMM_CPU_DOTPROD | QMM_CPU_I8MM | QMM_CPU_SME,
+                                   QMM_CPU_NEON, &hw);
     expect_left_without(text, hw, QMM_CPU_I8MM, "i8mm", "dotprod",
                         hw & QMM_CPU_DOTPROD ? "disabled by environment" : "absent");
+    expect_left_without(text, hw, QMM_CPU_SME, "sme", "i8mm",
+                        hw & QMM_CPU_I8MM ? "not in effect" : "absent");
     free(text);
     expect_features(QMM_CPU_DOTPROD, "QMM_DISABLE=dotprod");
 }

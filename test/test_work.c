@@ -10,8 +10,8 @@
  * nothing: the packing, the split and the walk over the tiles are the
  * library's, and the other tests check what the kernels compute.
  *
- * concurrent: the same counts on real threads (OpenMP, or none in a build
- * without it), racing for the panels, with the real kernels and exact results.
+ * concurrent: the same counts on OpenMP's threads, racing for the panels,
+ * with the real kernels and exact results (registered where OpenMP is).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -541,7 +541,8 @@ QMM_API qmm_status qmm_sgemm_crt(size_t m, size_t n, size_t k,
  * call, or after qmm_set_num_threads(0), it is the environment variable
  * QMM_NUM_THREADS (a whole number from 1 to QMM_MAX_THREADS; anything else is
  * ignored, with a message under QMM_VERBOSE=1) when set, else the number of
- * CPUs this process may run on (its affinity mask), both read at the first
+ * CPUs this process may run on (its affinity mask on Linux and Android, the
+ * CPUs online elsewhere), both read at the first
  * call that needs them. More threads than CPUs is allowed.
  *
  * The default back end is OpenMP. A call made inside an OpenMP parallel
@@ -584,10 +585,11 @@ QMM_API void qmm_set_parallel_for(qmm_parallel_for_fn *parallel_for, void *pool)
  *
  * Each call runs kernels this CPU supports, chosen at run time from the CPU
  * features in effect. The environment variable QMM_DISABLE=<feature,...>
- * (neon, dotprod, i8mm, avx2, fma, avx512vnni, amx; any case; unknown names
- * are ignored, with a message under QMM_VERBOSE=1) treats features as
+ * (neon, dotprod, i8mm, sme, avx2, fma, avx512vnni, amx; any case; unknown
+ * names are ignored, with a message under QMM_VERBOSE=1) treats features as
  * absent, and QMM_DOTPROD_DISABLE=1 is QMM_DISABLE=dotprod. The int8 kernels
- * form tiers, avx2 < avx512vnni < amx and neon < dotprod < i8mm, and a tier
+ * form tiers, avx2 < avx512vnni < amx and neon < dotprod < i8mm < sme (sme:
+ * detected and named, no kernel runs on it yet), and a tier
  * is in effect only when the one below it is: disabling a feature disables
  * every tier above it (QMM_DISABLE=avx2 leaves the portable kernels on x86,
  * QMM_DISABLE=dotprod takes i8mm too), and a CPU that reports a tier without

@@ -33,6 +33,7 @@
  */
         .arch   armv8.2-a+dotprod
 
+#include "object_format.inc"
 #include "store_8x8.inc"
 
 /* One block of 4 depths: A rows 0-3 in \a0, rows 4-7 in \a1; B columns 0-3

@@ -29,6 +29,7 @@
  * Exactness: int8 -> int16 is exact, int16 x int16 fits int32, and smlal
  * adds into 32-bit lanes modulo 2^32: the exact sum with wrap-around.
  */
+#include "object_format.inc"
 #include "store_8x8.inc"
 
 /* One depth: A column in \a (.8h), B row in \b (.8h). */

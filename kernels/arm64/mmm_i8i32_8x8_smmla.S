@@ -49,6 +49,7 @@
  */
         .arch   armv8.2-a+i8mm
 
+#include "object_format.inc"
 #include "store_8x8.inc"
 
 /* One row pair of a block: \a (A rows 2p, 2p+1) by the B column pairs in
@@ -155,7 +156,7 @@ QMM_END_FUNCTION qmm_arm64_mmm_i8i32_8x8_smmla_run
     MMLA_PAIRS \pairs
     subs    x8, x8, #1
     b.ne    1b
-    b       .Lsmmla_rows_store
+    b       QMM_LOCAL(smmla_rows_store)
 .endm
 
 QMM_FUNCTION qmm_arm64_mmm_i8i32_8x8_smmla_run_rows
@@ -165,21 +166,21 @@ QMM_FUNCTION qmm_arm64_mmm_i8i32_8x8_smmla_run_rows
     lsr     w7, w7, #1                      /* row pairs: 1-4 */
     lsr     x8, x1, #3                      /* blocks */
     mov     x9, #64
-    cbz     x8, .Lsmmla_rows_store
+    cbz     x8, QMM_LOCAL(smmla_rows_store)
     cmp     w7, #2
-    b.lo    .Lsmmla_rows_1
-    b.eq    .Lsmmla_rows_2
+    b.lo    QMM_LOCAL(smmla_rows_1)
+    b.eq    QMM_LOCAL(smmla_rows_2)
     cmp     w7, #3
-    b.eq    .Lsmmla_rows_3
+    b.eq    QMM_LOCAL(smmla_rows_3)
     ROWS_LOOP 4                             /* 7 rows: all four pairs */
-.Lsmmla_rows_1:
+QMM_LOCAL(smmla_rows_1):
     ROWS_LOOP 1
-.Lsmmla_rows_2:
+QMM_LOCAL(smmla_rows_2):
     ROWS_LOOP 2
-.Lsmmla_rows_3:
+QMM_LOCAL(smmla_rows_3):
     ROWS_LOOP 3
 
-.Lsmmla_rows_store:
+QMM_LOCAL(smmla_rows_store):
     /* The tile, row-major (32 bytes a row), at sp; then rows [0, rows) to C. */
     mov     x10, sp
     mov     x11, #32

@@ -34,7 +34,7 @@
  */
         .arch   armv8.2-a+dotprod
 
-#include "store_8x8.inc"
+#include "object_format.inc"
 
 /* 64 depths of one row: \acc += A row (from \ptr, 4 registers from \v0) . B. */
 .macro ROW_64 acc, ptr, v0, v1, v2, v3

@@ -42,7 +42,7 @@ def test_kernels_and_features():
     assert len({k.name for k in ks}) == len(ks)
     assert any(k.supported for k in ks)
     assert any(k.isa == "generic" for k in ks)
-    known = {"neon", "dotprod", "i8mm", "avx2", "fma", "avx512vnni", "amx"}
+    known = {"neon", "dotprod", "i8mm", "sme", "avx2", "fma", "avx512vnni", "amx"}
     assert set(qmm.cpu_features()) <= known
     supported = {k.name for k in ks if k.supported}
     name = qmm.kernel_name(128, 384, 384)

@@ -15,6 +15,12 @@
 #ifndef HWCAP2_I8MM
 #define HWCAP2_I8MM (1UL << 13)
 #endif
+#ifndef HWCAP2_SME
+#define HWCAP2_SME (1UL << 23)
+#endif
+#ifndef HWCAP2_SME_I8I32
+#define HWCAP2_SME_I8I32 (1UL << 26)
+#endif
 
 static inline int hwcap_neon(void)
 {
@@ -29,6 +35,13 @@ static inline int hwcap_dotprod(void)
 static inline int hwcap_i8mm(void)
 {
     return (getauxval(AT_HWCAP2) & HWCAP2_I8MM) != 0;
+}
+
+/* SME with its int8 outer products into int32 (SMOPA). */
+static inline int hwcap_sme(void)
+{
+    const unsigned long both = HWCAP2_SME | HWCAP2_SME_I8I32;
+    return (getauxval(AT_HWCAP2) & both) == both;
 }
 
 #endif

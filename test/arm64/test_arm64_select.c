@@ -1,8 +1,10 @@
 /*
  * arm64 kernel selection through the real registry, checked against what the
  * CPU itself says: getauxval(AT_HWCAP) & HWCAP_ASIMDDP and getauxval(AT_HWCAP2)
- * & HWCAP2_I8MM, read directly, not through cpu_features (which is what the
- * library uses), so that a wrong detection cannot agree with itself.
+ * & HWCAP2_I8MM (and HWCAP2_SME with HWCAP2_SME_I8I32), read directly, not
+ * through cpu_features (which is what the library uses), so that a wrong
+ * detection cannot agree with itself. qmm_cpu_feature_names() must name the
+ * tiers in effect, sme included (no kernel runs on it yet).
  *
  *   test_arm64_select [mode]
  *     (none)              matrices (n > 1, symbolic n): SMMLA with i8mm, else
@@ -18,6 +20,8 @@
  *     i8mm-disable        QMM_DISABLE=i8mm: as without i8mm
  *     neon-disable        QMM_DISABLE=neon: the portable kernels alone, even
  *                         with dotprod and i8mm
+ *     sme-disable         QMM_DISABLE=sme: sme no longer named, the kernels
+ *                         unchanged
  *     forced-sdot         QMM_KERNEL=arm64_mmm_i8i32_8x8_sdot: runs exactly
  *                         with dotprod, QMM_ERR_UNSUPPORTED (C untouched, no
  *                         crash) without
@@ -66,7 +70,7 @@ static const int i8mm_built = 0;
 
 /* What the CPU has and what qmm may use of it. */
 typedef struct tiers {
-    int neon, dotprod, i8mm;
+    int neon, dotprod, i8mm, sme;
 } tiers;
 
 static long checks;
@@ -76,24 +80,47 @@ static void qemu_cpu_agrees(tiers hw)
 {
     static const struct {
         const char *name;
-        int dotprod, i8mm;
-    } known[] = {{"cortex-a35", 0, 0}, {"cortex-a53", 0, 0}, {"cortex-a57", 0, 0},
-                 {"cortex-a72", 0, 0}, {"a64fx", 0, 0},      {"cortex-a76", 1, 0},
-                 {"neoverse-n1", 1, 0}, {"max", 1, 1}};
+        int dotprod, i8mm, sme;
+    } known[] = {{"cortex-a35", 0, 0, 0}, {"cortex-a53", 0, 0, 0}, {"cortex-a57", 0, 0, 0},
+                 {"cortex-a72", 0, 0, 0}, {"a64fx", 0, 0, 0},      {"cortex-a76", 1, 0, 0},
+                 {"neoverse-n1", 1, 0, 0}, {"max", 1, 1, 1}};
     const char *cpu = getenv("QEMU_CPU");
     if (cpu == NULL || cpu[0] == '\0') {
-        printf("QEMU_CPU not set: native run, hwcaps dotprod %d, i8mm %d\n", hw.dotprod,
-               hw.i8mm);
+        printf("QEMU_CPU not set: native run, hwcaps dotprod %d, i8mm %d, sme %d\n",
+               hw.dotprod, hw.i8mm, hw.sme);
         return;
     }
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (strcmp(cpu, known[i].name) == 0) {
-            CHECK(known[i].dotprod == hw.dotprod && known[i].i8mm == hw.i8mm,
-                  "QEMU_CPU=%s should have dotprod %d, i8mm %d; the hwcaps say %d, %d", cpu,
-                  known[i].dotprod, known[i].i8mm, hw.dotprod, hw.i8mm);
+            CHECK(known[i].dotprod == hw.dotprod && known[i].i8mm == hw.i8mm &&
+                      known[i].sme == hw.sme,
+                  "QEMU_CPU=%s should have dotprod %d, i8mm %d, sme %d; the hwcaps say "
+                  "%d, %d, %d", cpu, known[i].dotprod, known[i].i8mm, known[i].sme,
+                  hw.dotprod, hw.i8mm, hw.sme);
             checks++;
         }
-    printf("QEMU_CPU=%s, hwcaps dotprod %d, i8mm %d\n", cpu, hw.dotprod, hw.i8mm);
+    printf("QEMU_CPU=%s, hwcaps dotprod %d, i8mm %d, sme %d\n", cpu, hw.dotprod, hw.i8mm,
+           hw.sme);
+}
+
+/* The public feature names: the tiers in use, in tier order. */
+static void feature_names(tiers use)
+{
+    char want[64] = "";
+    const struct {
+        int on;
+        const char *name;
+    } names[] = {{use.neon, "neon"}, {use.dotprod, "dotprod"}, {use.i8mm, "i8mm"},
+                 {use.sme, "sme"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].on) {
+            if (want[0] != '\0')
+                strcat(want, ",");
+            strcat(want, names[i].name);
+        }
+    CHECK(strcmp(qmm_cpu_feature_names(), want) == 0,
+          "qmm_cpu_feature_names() \"%s\", expected \"%s\"", qmm_cpu_feature_names(), want);
+    checks++;
 }
 
 /* A gated kernel's registry entry against its public view and the CPU. */
@@ -244,6 +271,7 @@ static const struct mode {
     {"dotprod-disable-list", "QMM_DISABLE", "dotprod", NULL},
     {"i8mm-disable", "QMM_DISABLE", "i8mm", NULL},
     {"neon-disable", "QMM_DISABLE", "neon", NULL},
+    {"sme-disable", "QMM_DISABLE", "sme", NULL},
     {"forced-sdot", NULL, NULL, SDOT},
     {"forced-smmla", NULL, NULL, SMMLA},
     {"forced-gemv-sdot", NULL, NULL, GEMV_SDOT},
@@ -265,7 +293,7 @@ int main(int argc, char **argv)
     if (mode->env != NULL)
         setenv(mode->env, mode->value, 1);
 
-    tiers hw = {hwcap_neon(), hwcap_dotprod(), hwcap_i8mm()};
+    tiers hw = {hwcap_neon(), hwcap_dotprod(), hwcap_i8mm(), hwcap_sme()};
     qemu_cpu_agrees(hw);
     /* Each tier needs its own feature, on and not switched off, and the tier
      * below it in use. */
@@ -276,6 +304,8 @@ int main(int argc, char **argv)
     use.neon = hw.neon && strcmp(off, "neon") != 0;
     use.dotprod = use.neon && hw.dotprod && !dotprod_off;
     use.i8mm = use.dotprod && hw.i8mm && strcmp(off, "i8mm") != 0;
+    use.sme = use.i8mm && hw.sme && strcmp(off, "sme") != 0;
+    feature_names(use);
 
     if (mode->forced == NULL) {
         registry(use);

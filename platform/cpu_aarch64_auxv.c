@@ -1,6 +1,23 @@
+/*
+ * arm64 CPU features where the kernel hands them to the process in the
+ * auxiliary vector (Linux, Android): cpu_features reads them, but for SME,
+ * which cpu_features 0.7 does not know and getauxval(AT_HWCAP2) gives
+ * directly. Other systems: cpu_aarch64_apple.c, cpu_aarch64_baseline.c
+ * (cmake/qmm_arch.cmake chooses).
+ */
 #include "cpu.h"
 
+#include <sys/auxv.h>
+
 #include "cpuinfo_aarch64.h"
+
+/* Linux's uapi values, for C libraries whose headers predate SME. */
+#ifndef HWCAP2_SME
+#define HWCAP2_SME (1UL << 23)
+#endif
+#ifndef HWCAP2_SME_I8I32
+#define HWCAP2_SME_I8I32 (1UL << 26)
+#endif
 
 /* Flags are signed 1-bit fields in cpu_features: a present feature reads -1. */
 unsigned qmm_cpu_detect_hardware(void)
@@ -13,6 +30,9 @@ unsigned qmm_cpu_detect_hardware(void)
         f |= QMM_CPU_DOTPROD;
     if (info.features.i8mm != 0)
         f |= QMM_CPU_I8MM;
+    const unsigned long sme = HWCAP2_SME | HWCAP2_SME_I8I32;
+    if ((getauxval(AT_HWCAP2) & sme) == sme)
+        f |= QMM_CPU_SME;
     return f;
 }
 
@@ -37,7 +57,6 @@ unsigned qmm_cpu_os_grants(unsigned wanted)
  */
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/auxv.h>
 
 typedef struct {
     unsigned long hwcaps;
