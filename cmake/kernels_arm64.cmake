@@ -5,7 +5,9 @@
 # The SMLAL and 64x1 kernels are baseline Armv8.0 NEON and need nothing. The
 # others use an architecture extension their assembler must know: FEAT_DotProd
 # (binutils >= 2.30) for the SDOT kernels, FEAT_I8MM (binutils >= 2.33) for
-# the SMMLA kernel. An assembler that does not must not break the build, so
+# the SMMLA kernel, FEAT_SVE (binutils >= 2.28) for the SVE SDOT kernels, SVE
+# with I8MM for the SVE SMMLA kernel, FEAT_SME (binutils >= 2.38, clang >= 14)
+# for the SMOPA kernel. An assembler that does not must not break the build, so
 # each extension has a gate (qmm_arm64_extension_gate below): a tiny .S file
 # with the kernels' directive and one of their instructions is assembled
 # first. Without it, the extension's files leave the build and their registry
@@ -112,6 +114,23 @@ qmm_arm64_extension_gate(i8mm
   PROBE "smmla v16.4s, v0.16b, v4.16b"
   SOURCES ${_qmm_arm64}/mmm_i8i32_8x8_smmla.S
   FALLBACK "dispatch falls back to the SDOT kernel")
+qmm_arm64_extension_gate(sve
+  ARCH armv8.2-a+sve
+  PROBE "sdot z16.s, z0.b, z4.b[3]"
+  SOURCES ${_qmm_arm64}/mmm_i8i32_8x2vl_sve_sdot.S ${_qmm_arm64}/mmv_i8i32_4vlx1_sve_sdot.S
+  FALLBACK "dispatch falls back to the NEON kernels")
+# Armv8.6-A, whose I8MM is mandatory: clang 14 drops the +i8mm of a `.arch
+# armv8.2-a+sve+i8mm` line for SVE's SMMLA (not for NEON's).
+qmm_arm64_extension_gate(sve_i8mm
+  ARCH armv8.6-a+sve
+  PROBE "smmla z16.s, z0.b, z4.b"
+  SOURCES ${_qmm_arm64}/mmm_i8i32_8x2vl_sve_smmla.S
+  FALLBACK "dispatch falls back to the NEON SMMLA kernel")
+qmm_arm64_extension_gate(sme
+  ARCH armv9-a+sme
+  PROBE "smopa za0.s, p0/m, p1/m, z0.b, z1.b"
+  SOURCES ${_qmm_arm64}/mmm_i8i32_2vlx2vl_sme_smopa.S
+  FALLBACK "dispatch falls back to the SVE and NEON kernels")
 
 # The GEMV kernel keeps 16 accumulators, 4 A vectors and their widened halves
 # live across an 8-depth unrolled loop. gcc's scheduling before register

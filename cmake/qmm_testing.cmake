@@ -2,14 +2,139 @@
 #              [LABELS label...])
 #
 # Registers one ctest test natively. In a cross build whose tests run under an
-# emulator, registers it once per emulated CPU in QMM_TEST_CPUS instead, as
-# <name>@<cpu> with QEMU_CPU set, so the whole suite runs on every CPU model.
+# emulator (QEMU user mode: toolchains/aarch64-linux-gnu*.cmake), registers it
+# once per emulated CPU instead, as <name>@<tag> with QEMU_CPU set and the
+# labels qemu and <tag>: every test on each CPU of QMM_TEST_CPUS, and the
+# tests labelled `kernels` (those that drive every kernel this CPU supports
+# through one-shot calls, plans, quantized stages, threads and depth
+# blocking) on each CPU of QMM_TEST_KERNEL_CPUS too.
 # In a sanitized build (QMM_SANITIZE) every test also gets the sanitizers'
 # run-time options. Label `threads` marks the tests that run several threads,
 # the ones a ThreadSanitizer build (QMM_SANITIZE=thread) has to run; under
 # an emulator they run with QMM_NUM_THREADS=2 unless they set it themselves.
+#
+# The CPU lists are CMake lists (entries separated by ';': quote the value on
+# a command line), each entry one emulated CPU:
+#
+#   <tag>          a QEMU CPU model, which is also the tag: cortex-a76
+#   <tag>=<cpu>    QEMU_CPU=<cpu>, a model with properties after commas as
+#                  qemu-aarch64 -cpu takes them (everything after the first
+#                  '='), the tag naming it in the tests' names and labels:
+#       max-sve128-sme128=max,sve-default-vector-length=16,sme-default-vector-length=16
+#
+# A tag is letters, digits, '.', '_' and '-'. The tags below give vector
+# lengths in bits, as Arm names them (SVE256); QEMU's properties take bytes.
+# A tag in both lists is one CPU (its <cpu> must agree); an empty
+# QMM_TEST_KERNEL_CPUS leaves the whole suite on QMM_TEST_CPUS alone. CPUs
+# that the emulator does not know (qemu-aarch64 -cpu help) are left out with
+# a warning.
+#
+# The defaults, with what QEMU 10.0's models have (HWCAPs read under it):
+#   QMM_TEST_CPUS         cortex-a53  NEON alone
+#                         cortex-a76  dotprod
+#                         max         dotprod, i8mm, SVE at 512 bits with
+#                                     i8mm, SME with a 256-bit streaming
+#                                     vector
+#   QMM_TEST_KERNEL_CPUS  neoverse-n1 dotprod (as cortex-a76)
+#                         neoverse-v1 SVE at 256 bits, dotprod, i8mm
+#                         neoverse-n2 SVE2 at 128 bits, dotprod, i8mm
+#                         a64fx       SVE at 512 bits without dotprod or i8mm
+#                         max-sve128-sme128, max-sve256-sme512,
+#                         max-sve2048-sme2048: max with those lengths
+# so that the SVE kernels run at 128, 256, 512 and 2048 bits, SME's at
+# streaming lengths of 128, 256, 512 and 2048 bits (where its tile fits:
+# kernels/kernel.h), and every tier on a CPU of its own.
 set(QMM_TEST_CPUS "cortex-a53;cortex-a76;max" CACHE STRING
-  "QEMU CPU models the cross-built test suite runs on")
+  "Emulated CPUs that the cross-built test suite runs on (<tag> or <tag>=<QEMU_CPU>; cmake/qmm_testing.cmake)")
+set(QMM_TEST_KERNEL_CPUS
+  "neoverse-n1;neoverse-v1;neoverse-n2;a64fx;max-sve128-sme128=max,sve-default-vector-length=16,sme-default-vector-length=16;max-sve256-sme512=max,sve-default-vector-length=32,sme-default-vector-length=64;max-sve2048-sme2048=max,sve-default-vector-length=256,sme-default-vector-length=256"
+  CACHE STRING
+  "More emulated CPUs for the tests labelled kernels (<tag> or <tag>=<QEMU_CPU>; cmake/qmm_testing.cmake)")
+
+# The two lists checked and taken apart, once: _QMM_TEST_SUITE_TAGS and
+# _QMM_TEST_KERNEL_TAGS (the kernel CPUs not in the suite's list), and
+# _QMM_TEST_CPU_<tag>, each CPU's QEMU_CPU.
+set(_QMM_TEST_SUITE_TAGS)
+set(_QMM_TEST_KERNEL_TAGS)
+if(CMAKE_CROSSCOMPILING AND CMAKE_CROSSCOMPILING_EMULATOR)
+  # What the emulator knows, when it says (QEMU does, exiting 1).
+  list(GET CMAKE_CROSSCOMPILING_EMULATOR 0 _qmm_emulator)
+  execute_process(COMMAND ${_qmm_emulator} -cpu help
+    OUTPUT_VARIABLE _qmm_models ERROR_QUIET RESULT_VARIABLE _qmm_rc)
+  execute_process(COMMAND ${_qmm_emulator} --version
+    OUTPUT_VARIABLE _qmm_version ERROR_QUIET RESULT_VARIABLE _qmm_rc)
+  if(_qmm_models MATCHES "Available CPUs:")
+    string(REGEX MATCHALL "\n +[^ \n]+" _qmm_models "${_qmm_models}")
+    string(REGEX REPLACE "[\n ]" "" _qmm_models "${_qmm_models}")
+  else()
+    set(_qmm_models)
+  endif()
+  if(_qmm_version MATCHES "^qemu-[a-z0-9_]+ version ([0-9]+)\\.([0-9]+)")
+    if(CMAKE_MATCH_1 LESS 10)
+      message(WARNING "qmm: the tests run under QEMU ${CMAKE_MATCH_1}.${CMAKE_MATCH_2} "
+        "(${_qmm_emulator}), older than the QEMU 10 they are meant for: 7.2 computes "
+        "SME's outer products wrong and lacks some of the CPU models tested. "
+        "QMM_QEMU_AARCH64 names the emulator; scripts/deps.sh's qmm_install_qemu10 "
+        "unpacks bookworm-backports' into /usr/local/lib/qmm-qemu10")
+    endif()
+  endif()
+
+  foreach(_qmm_list IN ITEMS QMM_TEST_CPUS QMM_TEST_KERNEL_CPUS)
+    foreach(_qmm_entry IN LISTS ${_qmm_list})
+      if(_qmm_entry MATCHES "^([^=]*)=(.*)$")
+        set(_qmm_tag "${CMAKE_MATCH_1}")
+        set(_qmm_cpu "${CMAKE_MATCH_2}")
+      else()
+        set(_qmm_tag "${_qmm_entry}")
+        set(_qmm_cpu "${_qmm_entry}")
+      endif()
+      if(NOT _qmm_tag MATCHES "^[A-Za-z0-9._-]+$" OR NOT _qmm_cpu MATCHES "^[^ \t,=][^ \t]*$")
+        message(FATAL_ERROR "qmm: ${_qmm_list}: '${_qmm_entry}' is not <tag> or "
+          "<tag>=<QEMU_CPU> (cmake/qmm_testing.cmake)")
+      endif()
+      if(DEFINED _QMM_TEST_CPU_${_qmm_tag})
+        if(NOT _QMM_TEST_CPU_${_qmm_tag} STREQUAL _qmm_cpu)
+          message(FATAL_ERROR "qmm: the CPU tag ${_qmm_tag} names both "
+            "${_QMM_TEST_CPU_${_qmm_tag}} and ${_qmm_cpu}")
+        endif()
+        continue()
+      endif()
+      string(REGEX REPLACE ",.*" "" _qmm_model "${_qmm_cpu}")
+      if(_qmm_models AND NOT _qmm_model IN_LIST _qmm_models)
+        message(WARNING "qmm: ${_qmm_list}: ${_qmm_emulator} has no CPU model "
+          "${_qmm_model}: no test runs on ${_qmm_tag}")
+        continue()
+      endif()
+      set(_QMM_TEST_CPU_${_qmm_tag} "${_qmm_cpu}")
+      if(_qmm_list STREQUAL "QMM_TEST_CPUS")
+        list(APPEND _QMM_TEST_SUITE_TAGS ${_qmm_tag})
+      else()
+        list(APPEND _QMM_TEST_KERNEL_TAGS ${_qmm_tag})
+      endif()
+    endforeach()
+  endforeach()
+endif()
+
+# qmm_test_cpus(<out> [KERNELS]): the tags of the CPUs that every test runs
+# on under the emulator, and with KERNELS those that the `kernels` tests
+# also run on.
+function(qmm_test_cpus out)
+  set(tags ${_QMM_TEST_SUITE_TAGS})
+  if("KERNELS" IN_LIST ARGN)
+    list(APPEND tags ${_QMM_TEST_KERNEL_TAGS})
+  endif()
+  set(${out} ${tags} PARENT_SCOPE)
+endfunction()
+
+# qmm_test_cpu(<tag> <cpu> [<model>]): the CPU's QEMU_CPU, and its model (the
+# part before the first comma).
+function(qmm_test_cpu tag cpu)
+  set(${cpu} "${_QMM_TEST_CPU_${tag}}" PARENT_SCOPE)
+  if(ARGC GREATER 2)
+    string(REGEX REPLACE ",.*" "" model "${_QMM_TEST_CPU_${tag}}")
+    set(${ARGV2} "${model}" PARENT_SCOPE)
+  endif()
+endfunction()
 
 function(qmm_add_test)
   cmake_parse_arguments(T "" "NAME" "COMMAND;ENVIRONMENT;LABELS" ${ARGN})
@@ -18,10 +143,16 @@ function(qmm_add_test)
     if("threads" IN_LIST T_LABELS AND NOT T_ENVIRONMENT MATCHES "QMM_NUM_THREADS=")
       list(APPEND T_ENVIRONMENT QMM_NUM_THREADS=2)
     endif()
-    foreach(cpu IN LISTS QMM_TEST_CPUS)
-      add_test(NAME ${T_NAME}@${cpu} COMMAND ${T_COMMAND})
-      set(labels qemu ${cpu} ${T_LABELS})
-      set_tests_properties(${T_NAME}@${cpu} PROPERTIES
+    if("kernels" IN_LIST T_LABELS)
+      qmm_test_cpus(tags KERNELS)
+    else()
+      qmm_test_cpus(tags)
+    endif()
+    foreach(tag IN LISTS tags)
+      qmm_test_cpu(${tag} cpu)
+      add_test(NAME ${T_NAME}@${tag} COMMAND ${T_COMMAND})
+      set(labels qemu ${tag} ${T_LABELS})
+      set_tests_properties(${T_NAME}@${tag} PROPERTIES
         ENVIRONMENT "QEMU_CPU=${cpu};${T_ENVIRONMENT}" LABELS "${labels}")
     endforeach()
   else()

@@ -6,8 +6,18 @@
 #include "../platform/cpu.h"
 #include "qmm/qmm.h"
 
+/* A scaled tile too large for the driver's scratch tile (QMM_MAX_TILE, on
+ * the stack) leaves its kernel unsupported at this vector length. */
+static int tile_fits(const qmm_kernel *k)
+{
+    return k->mr * k->nr <= QMM_MAX_TILE;
+}
+
 /* Each line of the list becomes the kernel's code declarations, its
- * is_supported_here(), its descriptor and its uint8-A twin's. The rows
+ * is_supported_here(), its descriptor and its uint8-A twin's. The tile
+ * argument (FIXED, SVE_N, SVE_M, SME_MN) picks the vector length that scales
+ * the tile and the dimensions it scales (kernels/kernel.h); the descriptors
+ * of such kernels are scaled once, by scale_tiles below, before any is read. The rows
  * argument, ROWS or FULL, picks by token pasting whether run_rows is declared
  * and set, or NULL; the hooks argument, HOOKS or NONE, the same for begin and
  * end; the overlap argument, OVERLAP or ALONE, for run_overlap; the a_u8
@@ -30,8 +40,12 @@
     qmm_ukernel_fn fn_##_run;                                                          \
     QMM_ROWS_DECL_##rows_(fn_)                                                         \
     QMM_OVERLAP_DECL_##overlap_(fn_)
+#define QMM_TILE_FIXED .vector = 0, .scales = 0
+#define QMM_TILE_SVE_N .vector = QMM_CPU_SVE, .scales = QMM_SCALES_N
+#define QMM_TILE_SVE_M .vector = QMM_CPU_SVE, .scales = QMM_SCALES_M
+#define QMM_TILE_SME_MN .vector = QMM_CPU_SME, .scales = QMM_SCALES_M | QMM_SCALES_N
 #define QMM_DESCRIPTOR(label_, name_, fn_, isa_, mr_, nr_, rank_, a_format_, b_format_,  \
-                       features_, rows_, hooks_, overlap_, a_type_, u8_a_, l1s_)      \
+                       features_, rows_, hooks_, overlap_, a_type_, u8_a_, l1s_, tile_) \
     {                                                                                  \
         .name = label_,                                                                \
         .isa = isa_,                                                                   \
@@ -50,36 +64,38 @@
         .a_type = a_type_,                                                             \
         .u8_a = u8_a_,                                                                 \
         .depth_l1s = l1s_,                                                             \
+        QMM_TILE_##tile_,                                                              \
     }
 /* U8A: the twin, its name the kernel's with "+u8a". */
 #define QMM_TWIN_U8A(name_, ...)                                                       \
     QMM_MICROKERNELS(qmm_##name_##_u8a, __VA_ARGS__)                                   \
-    static const qmm_kernel name_##_u8a_descriptor;
+    static qmm_kernel name_##_u8a_descriptor;
 #define QMM_TWIN_I8A(name_, ...)
 #define QMM_TWIN_DESC_U8A(name_, isa_, mr_, nr_, rank_, a_format_, b_format_, features_,  \
-                          rows_, hooks_, overlap_, l1s_)                               \
-    static const qmm_kernel name_##_u8a_descriptor =                                   \
+                          rows_, hooks_, overlap_, l1s_, tile_)                        \
+    static qmm_kernel name_##_u8a_descriptor =                                         \
         QMM_DESCRIPTOR(#name_ "+u8a", name_, qmm_##name_##_u8a, isa_, mr_, nr_, rank_,   \
                        a_format_, b_format_, features_, rows_, hooks_, overlap_,        \
-                       QMM_TYPE_U8, NULL, l1s_);
+                       QMM_TYPE_U8, NULL, l1s_, tile_);
 #define QMM_TWIN_DESC_I8A(name_, ...)
 #define QMM_TWIN_PTR_U8A(name_) &name_##_u8a_descriptor
 #define QMM_TWIN_PTR_I8A(name_) NULL
 #define QMM_KERNEL(name_, isa_, mr_, nr_, rank_, a_format_, b_format_, features_, rows_,  \
-                   hooks_, overlap_, a_u8_, l1s_)                                      \
+                   hooks_, overlap_, a_u8_, l1s_, tile_)                               \
     QMM_MICROKERNELS(qmm_##name_, rows_, overlap_)                                     \
     QMM_HOOKS_DECL_##hooks_(name_)                                                     \
     QMM_TWIN_##a_u8_(name_, rows_, overlap_)                                           \
+    static qmm_kernel name_##_descriptor;                                              \
     static int name_##_is_supported_here(void)                                         \
     {                                                                                  \
-        return qmm_cpu_has(features_);                                                 \
+        return qmm_cpu_has(features_) && tile_fits(&name_##_descriptor);               \
     }                                                                                  \
-    static const qmm_kernel name_##_descriptor =                                       \
+    static qmm_kernel name_##_descriptor =                                             \
         QMM_DESCRIPTOR(#name_, name_, qmm_##name_, isa_, mr_, nr_, rank_, a_format_,     \
                        b_format_, features_, rows_, hooks_, overlap_, QMM_TYPE_I8,      \
-                       QMM_TWIN_PTR_##a_u8_(name_), l1s_);                             \
+                       QMM_TWIN_PTR_##a_u8_(name_), l1s_, tile_);                      \
     QMM_TWIN_DESC_##a_u8_(name_, isa_, mr_, nr_, rank_, a_format_, b_format_, features_, \
-                          rows_, hooks_, overlap_, l1s_)
+                          rows_, hooks_, overlap_, l1s_, tile_)
 #include "kernel_list.h"
 #undef QMM_KERNEL
 #undef QMM_ROWS_DECL_ROWS
@@ -102,6 +118,10 @@
 #undef QMM_TWIN_DESC_I8A
 #undef QMM_TWIN_PTR_U8A
 #undef QMM_TWIN_PTR_I8A
+#undef QMM_TILE_FIXED
+#undef QMM_TILE_SVE_N
+#undef QMM_TILE_SVE_M
+#undef QMM_TILE_SME_MN
 
 static const qmm_kernel *const registry[] = {
 #define QMM_KERNEL(name_, ...) &name_##_descriptor,
@@ -110,6 +130,49 @@ static const qmm_kernel *const registry[] = {
 };
 enum { REGISTRY_COUNT = sizeof registry / sizeof registry[0] };
 
+/* Every descriptor with its twin, NULL where none: what scale_tiles writes. */
+#define QMM_TWIN_PTR_U8A(name_) &name_##_u8a_descriptor
+#define QMM_TWIN_PTR_I8A(name_) NULL
+static qmm_kernel *const scaled[][2] = {
+#define QMM_KERNEL(name_, isa_, mr_, nr_, rank_, a_format_, b_format_, features_, rows_,  \
+                   hooks_, overlap_, a_u8_, ...)                                       \
+    {&name_##_descriptor, QMM_TWIN_PTR_##a_u8_(name_)},
+#include "kernel_list.h"
+#undef QMM_KERNEL
+};
+#undef QMM_TWIN_PTR_U8A
+#undef QMM_TWIN_PTR_I8A
+static pthread_once_t scaled_once = PTHREAD_ONCE_INIT;
+
+/* The tiles at this CPU's vector lengths (kernels/kernel.h): a kernel whose
+ * vector is absent keeps its 128-bit tile, unsupported anyway. */
+static void scale_tiles(void)
+{
+    for (size_t i = 0; i < REGISTRY_COUNT; i++) {
+        const unsigned bytes = qmm_cpu_vector_bytes(scaled[i][0]->vector);
+        const unsigned segments = bytes / 16;
+        if (segments < 2)
+            continue;
+        for (size_t t = 0; t < 2 && scaled[i][t] != NULL; t++) {
+            qmm_kernel *k = scaled[i][t];
+            if (k->scales & QMM_SCALES_M) {
+                k->mr *= segments;
+                k->rank *= segments;
+            }
+            if (k->scales & QMM_SCALES_N) {
+                k->nr *= segments;
+                k->rank *= segments;
+            }
+        }
+    }
+}
+
+static const qmm_kernel *const *scaled_registry(void)
+{
+    pthread_once(&scaled_once, scale_tiles);
+    return registry;
+}
+
 size_t qmm_registry_count(void)
 {
     return REGISTRY_COUNT;
@@ -117,19 +180,20 @@ size_t qmm_registry_count(void)
 
 const qmm_kernel *qmm_registry_at(size_t i)
 {
-    return i < REGISTRY_COUNT ? registry[i] : NULL;
+    return i < REGISTRY_COUNT ? scaled_registry()[i] : NULL;
 }
 
 const qmm_kernel *const *qmm_registry_all(void)
 {
-    return registry;
+    return scaled_registry();
 }
 
 const qmm_kernel *qmm_registry_find(const char *name)
 {
+    const qmm_kernel *const *all = scaled_registry();
     for (size_t i = 0; i < REGISTRY_COUNT; i++)
-        if (strcmp(registry[i]->name, name) == 0)
-            return registry[i];
+        if (strcmp(all[i]->name, name) == 0)
+            return all[i];
     return NULL;
 }
 
@@ -139,8 +203,9 @@ static pthread_once_t infos_once = PTHREAD_ONCE_INIT;
 
 static void fill_infos(void)
 {
+    const qmm_kernel *const *all = scaled_registry();
     for (size_t i = 0; i < REGISTRY_COUNT; i++) {
-        const qmm_kernel *k = registry[i];
+        const qmm_kernel *k = all[i];
         infos[i] = (qmm_kernel_info){k->name, k->isa, k->mr, k->nr,
                                      k->is_supported_here() != 0};
     }

@@ -103,7 +103,23 @@ typedef struct qmm_kernel {
     qmm_type a_type;         /* what its microkernels read A's bytes as: QMM_TYPE_I8, or U8 (a twin) */
     const struct qmm_kernel *u8_a; /* its twin reading uint8 A (above), or NULL */
     unsigned depth_l1s;      /* L1 data caches of depths a packed B panel may span (0: 1) */
+    unsigned vector;         /* 0, or the feature whose vector length scales the tile
+                                (QMM_CPU_SVE or QMM_CPU_SME, platform/cpu.h; below) */
+    unsigned scales;         /* with vector: QMM_SCALES_M and/or QMM_SCALES_N */
 } qmm_kernel;
+
+/*
+ * Vector-length-agnostic kernels (SVE, SME) have a tile that depends on the
+ * vector length, which only the CPU knows. Their descriptor line gives the
+ * tile and rank at 128-bit vectors, and which dimensions grow with the
+ * vector; the registry multiplies those by VL/128 once per process, before
+ * anyone reads them (the rank by the growth of the tile's area: MACs per
+ * instruction grow with it), so that everything above the registry sees a
+ * fixed tile like any other kernel's. The microkernel reads the same vector
+ * length (cntb, rdsvl) and computes that tile. A tile past QMM_MAX_TILE at
+ * this CPU's vector length is not supported here.
+ */
+enum { QMM_SCALES_M = 1u << 0, QMM_SCALES_N = 1u << 1 };
 
 /* For a kernel whose stores need contiguous columns: rows [0, rows) of the
  * tile it computed into a local row-major array t (nr int32 per row), put

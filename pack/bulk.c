@@ -5,6 +5,7 @@
 typedef struct bulk_packer {
     enum qmm_pack_id format;  /* interleaved: qmm_pack_bulk finishes the depths left as a sub-panel */
     unsigned r;               /* lines per panel */
+    unsigned multiples;       /* 1: also any multiple of r lines */
     unsigned adjacent_lines;  /* 1: source lines adjacent (line stride 1); 0: depths */
     unsigned depth_step;
     unsigned features;        /* CPU features it needs (platform/cpu.h) */
@@ -13,16 +14,18 @@ typedef struct bulk_packer {
 
 static const bulk_packer packers[] = {
 #if defined(__x86_64__)
-    {QMM_PACK_I16_K2, 16, 1, 2, QMM_CPU_AVX2, qmm_pack_i16_k2_lines16_avx2},
-    {QMM_PACK_I16_K2, 6, 0, 16, QMM_CPU_AVX2, qmm_pack_i16_k2_rows6_avx2},
-    {QMM_PACK_I8_K4_SUMS, 32, 1, 4, QMM_CPU_AVX2, qmm_pack_i8_k4_lines32_avx2},
-    {QMM_PACK_I8_K4, 32, 1, 4, QMM_CPU_AVX2, qmm_pack_i8_k4_lines32_avx2},
+    {QMM_PACK_I16_K2, 16, 0, 1, 2, QMM_CPU_AVX2, qmm_pack_i16_k2_lines16_avx2},
+    {QMM_PACK_I16_K2, 6, 0, 0, 16, QMM_CPU_AVX2, qmm_pack_i16_k2_rows6_avx2},
+    {QMM_PACK_I8_K4_SUMS, 32, 0, 1, 4, QMM_CPU_AVX2, qmm_pack_i8_k4_lines32_avx2},
+    {QMM_PACK_I8_K4, 32, 0, 1, 4, QMM_CPU_AVX2, qmm_pack_i8_k4_lines32_avx2},
 #endif
 #if defined(__aarch64__)
-    {QMM_PACK_I8_K4, 8, 1, 4, QMM_CPU_NEON, qmm_pack_i8_k4_lines8_neon},
-    {QMM_PACK_I8_K8, 8, 1, 8, QMM_CPU_NEON, qmm_pack_i8_k8_lines8_neon},
+    {QMM_PACK_I8_K4, 8, 1, 1, 4, QMM_CPU_NEON, qmm_pack_i8_k4_lines8_neon},
+    {QMM_PACK_I8_K8, 8, 1, 1, 8, QMM_CPU_NEON, qmm_pack_i8_k8_lines8_neon},
+    {QMM_PACK_I8_K4, 4, 1, 0, 16, QMM_CPU_NEON, qmm_pack_i8_k4_rows4_neon},
+    {QMM_PACK_I8_K8, 2, 1, 0, 16, QMM_CPU_NEON, qmm_pack_i8_k8_rows2_neon},
 #endif
-    {QMM_PACK_COUNT, 0, 0, 1, 0, NULL},  /* keeps the table non-empty; never matches */
+    {QMM_PACK_COUNT, 0, 0, 0, 1, 0, NULL},  /* keeps the table non-empty; never matches */
 };
 
 typedef struct sums_routine {
@@ -59,7 +62,8 @@ static const bulk_packer *find(const qmm_pack_format *f, unsigned r, ptrdiff_t l
 {
     for (size_t i = 0; i < sizeof packers / sizeof packers[0]; i++) {
         const bulk_packer *b = &packers[i];
-        if (b->pack != NULL && f == &qmm_pack_formats[b->format] && r == b->r &&
+        if (b->pack != NULL && f == &qmm_pack_formats[b->format] &&
+            (b->multiples ? r % b->r == 0 : r == b->r) &&
             (b->adjacent_lines ? ls == 1 : ds == 1) && qmm_cpu_has(b->features))
             return b;
     }
@@ -76,7 +80,7 @@ size_t qmm_pack_bulk(const qmm_pack_format *f, unsigned r, size_t kp, const int8
     const size_t panels = lines / r, depths = k / b->depth_step * b->depth_step;
     if (panels == 0 || depths == 0)
         return 0;
-    b->pack(src, b->adjacent_lines ? ds : ls, panels, depths, dst, panel_bytes);
+    b->pack(src, b->adjacent_lines ? ds : ls, r, panels, depths, dst, panel_bytes);
     /* The depths left and the padding: in an interleaved layout the depths
      * from a multiple of kr on are a panel of their own, at the offset of
      * their first depth block, which the portable packer writes. */

@@ -15,8 +15,10 @@
 /* Pack `panels` full panels of r lines each, depths [0, depths), into dst,
  * panel j at dst + j * panel_bytes. The source's element (line i, depth p) is
  * src[i + p*stride] for a packer of adjacent lines, src[i*stride + p] for one
- * of adjacent depths. depths is a non-zero multiple of the packer's step. */
-typedef void qmm_pack_bulk_fn(const int8_t *src, ptrdiff_t stride, size_t panels,
+ * of adjacent depths. depths is a non-zero multiple of the packer's step; r
+ * is the packer's width, or a multiple of it for a packer whose table line
+ * in bulk.c says so (the vector-length-agnostic kernels' panels). */
+typedef void qmm_pack_bulk_fn(const int8_t *src, ptrdiff_t stride, unsigned r, size_t panels,
                               size_t depths, unsigned char *dst, size_t panel_bytes);
 
 /* AVX2 packers of i16_k2: 16 adjacent lines (B of the 6x16 kernel, row-major)
@@ -29,9 +31,15 @@ qmm_pack_bulk_fn qmm_pack_i16_k2_rows6_avx2;
 qmm_pack_bulk_fn qmm_pack_i8_k4_lines32_avx2;
 
 /* NEON packers of i8_k4 and i8_k8: 8 adjacent lines (B of the SDOT and
- * SMMLA 8x8 kernels, row-major). */
+ * SMMLA 8x8 kernels, row-major), or any multiple of 8 (B of the SVE and SME
+ * kernels), 8 lines at a time. */
 qmm_pack_bulk_fn qmm_pack_i8_k4_lines8_neon;
 qmm_pack_bulk_fn qmm_pack_i8_k8_lines8_neon;
+
+/* NEON packers of i8_k4 and i8_k8 from rows of adjacent depths (A,
+ * row-major): any multiple of 4 rows (k4) or of 2 (k8), 16 depths a step. */
+qmm_pack_bulk_fn qmm_pack_i8_k4_rows4_neon;
+qmm_pack_bulk_fn qmm_pack_i8_k8_rows2_neon;
 
 /* The line sums of one packed panel at padded depth kp, from its elements,
  * into sums (after the elements for a format with line sums, pack.h). */

@@ -12,12 +12,14 @@
 /*
  * Every feature QMM_DISABLE can name, and the one it needs in effect. The int8
  * kernels form tiers, each chosen over the one below where both can run: x86
- * avx2 < avx512vnni < amx, arm64 neon < dotprod < i8mm < sme (detected and
- * reported; no kernel of this build runs on it); fma stands alone. A tier is
- * in effect only when the one below it is:
+ * avx2 < avx512vnni < amx, arm64 neon < dotprod < i8mm < sme and neon < sve,
+ * with svei8mm above both sve and i8mm (a tier may stand on several: every
+ * one it needs must be in effect; A64FX has SVE without dotprod, Apple's M4
+ * SME without SVE); fma stands alone. A tier is in effect only when the ones
+ * below it are:
  *  - switching a tier off switches off what is built above it:
- *    QMM_DISABLE=avx2 leaves the portable kernels, QMM_DOTPROD_DISABLE=1
- *    takes i8mm too;
+ *    QMM_DISABLE=avx2 leaves the portable kernels, QMM_DISABLE=sve takes
+ *    svei8mm, QMM_DISABLE=dotprod takes i8mm, svei8mm and sme;
  *  - every CPU made with a tier has the ones below it, so a CPU or a VM that
  *    reports a tier without the one below misreports, and no kernel has run
  *    on such a mix: the upper tier is not used there;
@@ -28,11 +30,13 @@
 static const struct feature {
     const char *name; /* as QMM_DISABLE spells it */
     unsigned bit;
-    unsigned needs;   /* the tier below, 0 for none */
+    unsigned needs;   /* the tiers below, 0 for none */
 } feature_table[] = {
     {"neon", QMM_CPU_NEON, 0},
     {"dotprod", QMM_CPU_DOTPROD, QMM_CPU_NEON},
     {"i8mm", QMM_CPU_I8MM, QMM_CPU_DOTPROD},
+    {"sve", QMM_CPU_SVE, QMM_CPU_NEON},
+    {"svei8mm", QMM_CPU_SVE_I8MM, QMM_CPU_SVE | QMM_CPU_I8MM},
     {"sme", QMM_CPU_SME, QMM_CPU_I8MM},
     {"avx2", QMM_CPU_AVX2, 0},
     {"fma", QMM_CPU_FMA, 0},
@@ -42,7 +46,7 @@ static const struct feature {
 enum { FEATURES = sizeof feature_table / sizeof feature_table[0] };
 
 static unsigned features;
-static char feature_names[64];  /* every name of the table fits */
+static char feature_names[96];  /* every name of the table fits */
 static pthread_once_t features_once = PTHREAD_ONCE_INIT;
 
 /* Case-insensitive: QMM_DISABLE=AVX2 means what the user meant. */
@@ -94,8 +98,10 @@ static unsigned disabled_by_environment(void)
 {
     unsigned off = 0;
     const char *dot = getenv("QMM_DOTPROD_DISABLE");
+    /* SVE's SDOT is a dot product too: the switch leaves the SMLAL-class
+     * fallback alone, as it always has. */
     if (dot != NULL && strcmp(dot, "1") == 0)
-        off |= QMM_CPU_DOTPROD;
+        off |= QMM_CPU_DOTPROD | QMM_CPU_SVE;
     else if (dot != NULL && dot[0] != '\0' && strcmp(dot, "0") != 0)
         qmm_log("QMM_DOTPROD_DISABLE=\"%s\" ignored: expected 1 or 0", dot);
 
@@ -160,15 +166,17 @@ static const char *name_of(unsigned bit)
     return "?";
 }
 
-/* One feature's QMM_VERBOSE line; one not in effect says why: the tier below
- * it and where that stands, or the OS's refusal. */
+/* One feature's QMM_VERBOSE line; one not in effect says why: the first tier
+ * below it that is missing and where that stands, or the OS's refusal. */
 static void log_feature(const struct feature *f, unsigned hw, unsigned off)
 {
+    const unsigned missing = f->needs & ~features;
+    const unsigned first = missing & (0u - missing);
     if (!(hw & ~off & ~features & f->bit))
         qmm_log("cpu feature %-10s %s", f->name, state(f->bit, hw, off));
-    else if (f->needs != 0 && !(features & f->needs))
+    else if (missing != 0)
         qmm_log("cpu feature %-10s present, not in effect: needs %s (%s)", f->name,
-                name_of(f->needs), state(f->needs, hw, off));
+                name_of(first), state(first, hw, off));
     else
         qmm_log("cpu feature %-10s present, not in effect: refused by the OS (said above)",
                 f->name);

@@ -18,6 +18,8 @@ enum qmm_cpu_feature {
     QMM_CPU_AVX512VNNI = 1u << 5, /* x86 AVX-512 F, BW, VL and VNNI, with the OS saving ZMM state */
     QMM_CPU_AMX = 1u << 6,      /* x86 AMX-TILE and AMX-INT8, tile state in XCR0, palette 1 */
     QMM_CPU_SME = 1u << 7,      /* arm64 FEAT_SME with its int8 outer products into int32 (SMOPA) */
+    QMM_CPU_SVE = 1u << 8,      /* arm64 FEAT_SVE: scalable vectors, SDOT per 32-bit lane */
+    QMM_CPU_SVE_I8MM = 1u << 9, /* arm64 FEAT_I8MM on SVE (svei8mm): SMMLA per 128-bit segment */
 };
 
 /* Features this CPU has, before any override: one per architecture
@@ -37,6 +39,14 @@ int qmm_cpu_has(unsigned mask);
 /* The features in effect: detected, minus those disabled, minus those whose
  * tier below is not in effect, minus those refused by the OS. */
 unsigned qmm_cpu_features(void);
+
+/* The vector length in bytes that scales a kernel's tile (dispatch/registry.c)
+ * for feature QMM_CPU_SVE (the SVE vector length, cntb) or QMM_CPU_SME (the
+ * streaming vector length, rdsvl), read from the CPU now; 0 when that feature
+ * is not in effect, or for any other feature. The registry reads it once per
+ * process: qmm assumes that no thread changes it (prctl PR_SVE_SET_VL,
+ * PR_SME_SET_VL) after the first call. platform/vector_length.c. */
+unsigned qmm_cpu_vector_bytes(unsigned feature);
 
 /* The names of the features in bits, comma-separated, into buf; returns buf. */
 const char *qmm_cpu_feature_list(unsigned bits, char *buf, size_t size);

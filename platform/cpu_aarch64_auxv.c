@@ -30,6 +30,10 @@ unsigned qmm_cpu_detect_hardware(void)
         f |= QMM_CPU_DOTPROD;
     if (info.features.i8mm != 0)
         f |= QMM_CPU_I8MM;
+    if (info.features.sve != 0)
+        f |= QMM_CPU_SVE;
+    if (info.features.svei8mm != 0)
+        f |= QMM_CPU_SVE_I8MM;
     const unsigned long sme = HWCAP2_SME | HWCAP2_SME_I8I32;
     if ((getauxval(AT_HWCAP2) & sme) == sme)
         f |= QMM_CPU_SME;

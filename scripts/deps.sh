@@ -83,6 +83,56 @@ qmm_install_cross_libomp() {
     rm -rf "$tmp"
 }
 
+# QEMU 10 for the aarch64 cross builds' tests (scripts/test.sh passes it to
+# CMake as QMM_QEMU_AARCH64): Debian 12's qemu-user is QEMU 7.2, which
+# computes SME's outer products wrong and lacks the neoverse-v1 and
+# neoverse-n2 CPU models. bookworm-backports has qemu-user 10.0, but it cannot
+# be installed beside the 7.2 package that the x86_64 tests (qemu-x86_64) and
+# the instruction counter need (7.2 loads TCG plugins: tools/qemu-icount;
+# backports' static-pie build cannot), so its qemu-aarch64 alone (static, it
+# needs nothing else) is unpacked here. Debian 12 only: bookworm-backports is
+# added to apt's sources (signed with the archive keys Debian already has) if
+# no source names it yet; apt installs nothing from it.
+QMM_QEMU10=/usr/local/lib/qmm-qemu10/qemu-aarch64
+QMM_BACKPORTS_SOURCES=/etc/apt/sources.list.d/qmm-backports.sources
+
+# Unpacks bookworm-backports' qemu-aarch64 into $QMM_QEMU10 unless it is there.
+qmm_install_qemu10() {
+    local tmp version
+    [ -x "$QMM_QEMU10" ] && return 0
+    if [ "$(id -u)" != 0 ]; then
+        echo "qmm: missing $QMM_QEMU10 (qemu-user from bookworm-backports)" >&2
+        echo "qmm: run this script as root to unpack it" >&2
+        exit 1
+    fi
+    if ! grep -rqs --include='*.list' --include='*.sources' '^[^#]*bookworm-backports' \
+        /etc/apt/sources.list /etc/apt/sources.list.d; then
+        echo "qmm: adding bookworm-backports to apt's sources ($QMM_BACKPORTS_SOURCES)" >&2
+        cat >"$QMM_BACKPORTS_SOURCES" <<'SOURCES'
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SOURCES
+    fi
+    apt-get update -q
+    echo "qmm: unpacking qemu-user's qemu-aarch64 from bookworm-backports into $QMM_QEMU10" >&2
+    tmp=$(mktemp -d)
+    (cd "$tmp" && apt-get download -q -t bookworm-backports qemu-user)
+    # The package holds every qemu-* (364 MB unpacked): only the one is taken.
+    dpkg-deb --fsys-tarfile "$tmp"/qemu-user_*.deb | tar -x -C "$tmp" ./usr/bin/qemu-aarch64
+    version=$("$tmp/usr/bin/qemu-aarch64" --version | sed -n '1s/^qemu-aarch64 version \([0-9]*\)\..*/\1/p')
+    if [ "${version:-0}" -lt 10 ]; then
+        echo "qmm: bookworm-backports' qemu-aarch64 is not QEMU 10 or later:" >&2
+        "$tmp/usr/bin/qemu-aarch64" --version >&2
+        rm -rf "$tmp"
+        exit 1
+    fi
+    install -D -m 755 "$tmp/usr/bin/qemu-aarch64" "$QMM_QEMU10"
+    rm -rf "$tmp"
+}
+
 # Builds and installs the Python package into the virtual environment $1
 # (made anew, with Debian's site packages visible: NumPy, onnx, pytest) from
 # Debian's packages alone: no index is asked for anything. Extra arguments go

@@ -8,9 +8,13 @@
 #              (ctest label `threads`)
 #   clang      clang, RelWithDebInfo, without OpenMP (a supported configuration:
 #              engines give qmm their parallel-for): the whole native suite
-#   aarch64    the cross build, its suite under QEMU on several emulated CPUs
-#              (QMM_TEST_CPUS in cmake/qmm_testing.cmake)
-#   aarch64-clang  the same with clang and LLVM's OpenMP run-time for arm64
+#   aarch64    the cross build, its suite under QEMU 10 (bookworm-backports'
+#              qemu-aarch64, unpacked by scripts/deps.sh) on several emulated
+#              CPUs, the tests labelled kernels on more (QMM_TEST_CPUS and
+#              QMM_TEST_KERNEL_CPUS in cmake/qmm_testing.cmake); instructions
+#              counted under Debian's QEMU 7.2, which loads plugins
+#   aarch64-clang  the same with clang and LLVM's OpenMP run-time for arm64,
+#              the suite on QMM_TEST_CPUS alone (the time: see the README)
 #   python     the Python package (python/) installed into a virtual
 #              environment as the README says, and its pytest suite, ONNX's
 #              node tests included; the extension built with clang too
@@ -22,6 +26,7 @@ cd "$(dirname "$0")/.."
 qmm_install_packages $QMM_NATIVE_PACKAGES $QMM_TEST_PACKAGES $QMM_CROSS_PACKAGES \
     $QMM_PYTHON_PACKAGES
 qmm_install_cross_libomp
+qmm_install_qemu10
 jobs=$(nproc)
 timings=()
 
@@ -52,8 +57,10 @@ timings+=("$(printf '%-13s %4d s' python $((SECONDS - start)))")
 build sanitize -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQMM_SANITIZE=address,undefined
 build threads -L threads -- -DCMAKE_BUILD_TYPE=Debug -DQMM_SANITIZE=thread
 build clang -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DQMM_OPENMP=OFF
-build aarch64 -- -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE=toolchains/aarch64-linux-gnu.cmake
+build aarch64 -- -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE=toolchains/aarch64-linux-gnu.cmake \
+    -DQMM_QEMU_AARCH64="$QMM_QEMU10" -DQMM_ICOUNT_QEMU=/usr/bin/qemu-aarch64
 build aarch64-clang -- -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_TOOLCHAIN_FILE=toolchains/aarch64-linux-gnu-clang.cmake -DQMM_OPENMP=REQUIRED
+    -DCMAKE_TOOLCHAIN_FILE=toolchains/aarch64-linux-gnu-clang.cmake -DQMM_OPENMP=REQUIRED \
+    -DQMM_QEMU_AARCH64="$QMM_QEMU10" -DQMM_TEST_KERNEL_CPUS=
 
 printf '%s\n' "== every build passed" "${timings[@]}"

@@ -7,9 +7,13 @@
  * per case, as the library detects once per process.
  *
  * The rule, stated here apart from the library's table: x86 avx2 < avx512vnni
- * < amx and arm64 neon < dotprod < i8mm < sme, fma in no chain; a feature is in
- * effect only when the tier below it is, and the OS is asked only about
- * features in effect so far. Each case spells out its expected features.
+ * < amx and arm64 neon < dotprod < i8mm < sme and neon < sve, with svei8mm
+ * above both sve and i8mm; fma in no chain; a feature is in effect only when
+ * every tier below it is, and the OS is asked only about features in effect so
+ * far. QMM_DOTPROD_DISABLE=1 switches off dotprod and sve. A feature left
+ * without a tier below names, under QMM_VERBOSE, the first missing one in the
+ * order of the names (i8mm before sve). Each case spells out its expected
+ * features.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,8 +35,10 @@ enum {
     DOT = QMM_CPU_DOTPROD,
     I8MM = QMM_CPU_I8MM,
     SME = QMM_CPU_SME,
+    SVE = QMM_CPU_SVE,
+    SVEI8MM = QMM_CPU_SVE_I8MM,
     X86 = AVX2 | FMA | VNNI | AMX,
-    ARM = NEON | DOT | I8MM | SME,
+    ARM = NEON | DOT | I8MM | SVE | SVEI8MM | SME,
 };
 
 /* What the fake hardware reports and the fake OS refuses, and what the
@@ -81,19 +87,59 @@ static const struct tier_case {
      "present, not in effect: needs avx2 (not in effect)"},
     {"arm64, everything", ARM, NULL, NULL, 0, ARM, ARM, "i8mm", "present"},
     {"arm64, everything: sme's line", ARM, NULL, NULL, 0, ARM, ARM, "sme", "present"},
-    {"sme off", ARM, "sme", NULL, 0, NEON | DOT | I8MM, NEON | DOT | I8MM, "sme",
-     "disabled by environment"},
-    {"i8mm off takes sme", ARM, "i8mm", NULL, 0, NEON | DOT, NEON | DOT, "sme",
+    {"arm64, everything: svei8mm's line", ARM, NULL, NULL, 0, ARM, ARM, "svei8mm", "present"},
+    {"sme off", ARM, "sme", NULL, 0, ARM & ~SME, ARM & ~SME, "sme", "disabled by environment"},
+    {"i8mm off takes sme", ARM, "i8mm", NULL, 0, NEON | DOT | SVE, NEON | DOT | SVE, "sme",
+     "present, not in effect: needs i8mm (disabled by environment)"},
+    {"i8mm off takes svei8mm, sve stays", ARM, "i8mm", NULL, 0, NEON | DOT | SVE,
+     NEON | DOT | SVE, "svei8mm",
      "present, not in effect: needs i8mm (disabled by environment)"},
     {"QMM_DOTPROD_DISABLE=1 takes sme", ARM, NULL, "1", 0, NEON, NEON, "sme",
      "present, not in effect: needs i8mm (not in effect)"},
     {"sme without i8mm", NEON | DOT | SME, NULL, NULL, 0, NEON | DOT, NEON | DOT, "sme",
      "present, not in effect: needs i8mm (absent)"},
-    {"dotprod off", ARM, "dotprod", NULL, 0, NEON, NEON, "i8mm",
+    {"dotprod off", ARM, "dotprod", NULL, 0, NEON | SVE, NEON | SVE, "i8mm",
      "present, not in effect: needs dotprod (disabled by environment)"},
+    {"dotprod off takes svei8mm, sve stays", ARM, "dotprod", NULL, 0, NEON | SVE, NEON | SVE,
+     "svei8mm", "present, not in effect: needs i8mm (not in effect)"},
     {"QMM_DOTPROD_DISABLE=1", ARM, NULL, "1", 0, NEON, NEON, "i8mm",
      "present, not in effect: needs dotprod (disabled by environment)"},
-    {"i8mm off", ARM, "i8mm", NULL, 0, NEON | DOT, NEON | DOT, "dotprod", "present"},
+    {"QMM_DOTPROD_DISABLE=1 takes sve", ARM, NULL, "1", 0, NEON, NEON, "sve",
+     "disabled by environment"},
+    {"QMM_DOTPROD_DISABLE=1 takes svei8mm", ARM, NULL, "1", 0, NEON, NEON, "svei8mm",
+     "present, not in effect: needs i8mm (not in effect)"},
+    {"QMM_DOTPROD_DISABLE=0 keeps sve", ARM, NULL, "0", 0, ARM, ARM, "sve", "present"},
+    {"i8mm off", ARM, "i8mm", NULL, 0, NEON | DOT | SVE, NEON | DOT | SVE, "dotprod",
+     "present"},
+    {"sve off takes svei8mm only", ARM, "sve", NULL, 0, NEON | DOT | I8MM | SME,
+     NEON | DOT | I8MM | SME, "svei8mm",
+     "present, not in effect: needs sve (disabled by environment)"},
+    {"sve off: sve's line", ARM, "sve", NULL, 0, NEON | DOT | I8MM | SME,
+     NEON | DOT | I8MM | SME, "sve", "disabled by environment"},
+    {"sve off: i8mm stays", ARM, "SVE", NULL, 0, NEON | DOT | I8MM | SME,
+     NEON | DOT | I8MM | SME, "i8mm", "present"},
+    {"svei8mm off alone", ARM, "svei8mm", NULL, 0, ARM & ~SVEI8MM, ARM & ~SVEI8MM, "svei8mm",
+     "disabled by environment"},
+    {"svei8mm off alone: sve stays", ARM, "svei8mm", NULL, 0, ARM & ~SVEI8MM, ARM & ~SVEI8MM,
+     "sve", "present"},
+    {"sve refused by the OS takes svei8mm", ARM, NULL, NULL, SVE, ARM, NEON | DOT | I8MM | SME,
+     "svei8mm", "present, not in effect: needs sve (not in effect)"},
+    {"A64FX: sve without dotprod", NEON | SVE, NULL, NULL, 0, NEON | SVE, NEON | SVE, "sve",
+     "present"},
+    {"A64FX: no svei8mm", NEON | SVE, NULL, NULL, 0, NEON | SVE, NEON | SVE, "svei8mm",
+     "absent"},
+    {"A64FX, QMM_DOTPROD_DISABLE=1", NEON | SVE, NULL, "1", 0, NEON, NEON, "sve",
+     "disabled by environment"},
+    {"svei8mm without i8mm", NEON | DOT | SVE | SVEI8MM, NULL, NULL, 0, NEON | DOT | SVE,
+     NEON | DOT | SVE, "svei8mm", "present, not in effect: needs i8mm (absent)"},
+    {"svei8mm without i8mm or dotprod", NEON | SVE | SVEI8MM, NULL, NULL, 0, NEON | SVE,
+     NEON | SVE, "svei8mm", "present, not in effect: needs i8mm (absent)"},
+    {"svei8mm without sve", NEON | DOT | I8MM | SVEI8MM, NULL, NULL, 0, NEON | DOT | I8MM,
+     NEON | DOT | I8MM, "svei8mm", "present, not in effect: needs sve (absent)"},
+    {"svei8mm with neither: i8mm named first", NEON | SVEI8MM, NULL, NULL, 0, NEON, NEON,
+     "svei8mm", "present, not in effect: needs i8mm (absent)"},
+    {"sve and svei8mm without neon", SVE | SVEI8MM | DOT | I8MM, NULL, NULL, 0, 0, 0, "sve",
+     "present, not in effect: needs neon (absent)"},
     {"neon off", ARM, "neon", NULL, 0, 0, 0, "dotprod",
      "present, not in effect: needs neon (disabled by environment)"},
     {"i8mm without dotprod", NEON | I8MM, NULL, NULL, 0, NEON, NEON, "i8mm",

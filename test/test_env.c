@@ -14,23 +14,32 @@
 
 static long checks;
 
-/* The int8 tiers, lowest first, as the README states them: a tier is in
- * effect only when the one below it is. Written here, apart from the
- * library's table, so that a wrong table cannot agree with itself. */
-static const unsigned tier_chains[][4] = {
-    {QMM_CPU_AVX2, QMM_CPU_AVX512VNNI, QMM_CPU_AMX, 0},
-    {QMM_CPU_NEON, QMM_CPU_DOTPROD, QMM_CPU_I8MM, QMM_CPU_SME},
+/* The int8 tiers, each with every tier it stands on, as the README states
+ * them: x86 avx2 < avx512vnni < amx, arm64 neon < dotprod < i8mm < sme and
+ * neon < sve, svei8mm on both sve and i8mm; a tier is in effect only when all
+ * of those below it are. Written here, apart from the library's table, so that
+ * a wrong table cannot agree with itself; a tier comes after those it stands
+ * on, so one pass settles it. */
+static const struct {
+    unsigned tier, below;
+} tiers[] = {
+    {QMM_CPU_AVX512VNNI, QMM_CPU_AVX2},
+    {QMM_CPU_AMX, QMM_CPU_AVX512VNNI},
+    {QMM_CPU_DOTPROD, QMM_CPU_NEON},
+    {QMM_CPU_I8MM, QMM_CPU_DOTPROD},
+    {QMM_CPU_SME, QMM_CPU_I8MM},
+    {QMM_CPU_SVE, QMM_CPU_NEON},
+    {QMM_CPU_SVE_I8MM, QMM_CPU_SVE | QMM_CPU_I8MM},
 };
 
-/* The hardware's features less those switched off, and in each chain every
- * tier above the first one missing. */
+/* The hardware's features less those switched off, and every tier that
+ * stands on one missing. */
 static unsigned expected_features(unsigned hw, unsigned off)
 {
     unsigned f = hw & ~off;
-    for (size_t c = 0; c < sizeof tier_chains / sizeof tier_chains[0]; c++)
-        for (size_t t = 1; t < 4 && tier_chains[c][t] != 0; t++)
-            if (!(f & tier_chains[c][t - 1]))
-                f &= ~tier_chains[c][t];
+    for (size_t t = 0; t < sizeof tiers / sizeof tiers[0]; t++)
+        if ((f & tiers[t].below) != tiers[t].below)
+            f &= ~tiers[t].tier;
     return f;
 }
 
@@ -74,22 +83,10 @@ static void disable_messy(void)
               b == QMM_CPU_NEON && strcmp(unknown, "what") == 0,
           "parse: unknown names not reported");
     CHECK(bits("") == 0 && bits(",, ,") == 0 && bits("i8mm") == QMM_CPU_I8MM &&
-              bits(" Amx ") == QMM_CPU_AMX,
+              bits(" Amx ") == QMM_CPU_AMX && bits("SVE") == QMM_CPU_SVE &&
+              bits("svei8mm,sve") == (QMM_CPU_SVE_I8MM | QMM_CPU_SVE),
           "parse: edge cases");
     checks++;
-}
-
-static void dotprod_disable(void)
-{
-    setenv("QMM_DOTPROD_DISABLE", "1", 1);
-    const unsigned hw = qmm_cpu_detect_hardware(), got = qmm_cpu_features();
-    CHECK(!(got & (QMM_CPU_DOTPROD | QMM_CPU_I8MM | QMM_CPU_SME)) &&
-              (got & QMM_CPU_NEON) == (hw & QMM_CPU_NEON),
-          "QMM_DOTPROD_DISABLE=1: in effect 0x%x, hardware 0x%x: i8mm and sme must go with "
-          "dotprod, neon stay",
-          got, hw);
-    checks++;
-    expect_features(QMM_CPU_DOTPROD, "QMM_DOTPROD_DISABLE=1");
 }
 
 static void dotprod_disable_invalid(void)
@@ -269,19 +266,78 @@ static void disable_avx512vnni(void)
     expect_features(QMM_CPU_AVX512VNNI, "QMM_DISABLE=avx512vnni");
 }
 
-/* The second arm64 tier off by QMM_DISABLE: NEON stays, i8mm and sme go (on
- * QEMU's max, which has both). */
+/* The second arm64 tier off by QMM_DISABLE: NEON and sve stay, i8mm, svei8mm
+ * and sme go (on QEMU's max, which has them all). */
 static void disable_dotprod(void)
 {
     unsigned hw;
-    char *text = disable_verbosely("dotprod", QMM_CPU_DOTPROD | QMM_CPU_I8MM | QMM_CPU_SME,
-                                   QMM_CPU_NEON, &hw);
+    char *text = disable_verbosely(
+        "dotprod", QMM_CPU_DOTPROD | QMM_CPU_I8MM | QMM_CPU_SVE_I8MM | QMM_CPU_SME,
+        QMM_CPU_NEON | QMM_CPU_SVE, &hw);
     expect_left_without(text, hw, QMM_CPU_I8MM, "i8mm", "dotprod",
                         hw & QMM_CPU_DOTPROD ? "disabled by environment" : "absent");
     expect_left_without(text, hw, QMM_CPU_SME, "sme", "i8mm",
                         hw & QMM_CPU_I8MM ? "not in effect" : "absent");
+    expect_left_without(text, hw, QMM_CPU_SVE_I8MM, "svei8mm", "i8mm",
+                        hw & QMM_CPU_I8MM ? "not in effect" : "absent");
     free(text);
     expect_features(QMM_CPU_DOTPROD, "QMM_DISABLE=dotprod");
+}
+
+/* SVE off by QMM_DISABLE: svei8mm goes, saying why; dotprod, i8mm and sme,
+ * on another chain, stay. */
+static void disable_sve(void)
+{
+    unsigned hw;
+    char *text = disable_verbosely("sve", QMM_CPU_SVE | QMM_CPU_SVE_I8MM,
+                                   QMM_CPU_NEON | QMM_CPU_DOTPROD | QMM_CPU_I8MM | QMM_CPU_SME,
+                                   &hw);
+    expect_said(text, "sve", hw & QMM_CPU_SVE ? "disabled by environment" : "absent");
+    /* Where i8mm is missing too, the line names it first. */
+    const int i8mm = (hw & QMM_CPU_I8MM) && (qmm_cpu_features() & QMM_CPU_I8MM);
+    expect_left_without(text, hw, QMM_CPU_SVE_I8MM, "svei8mm", i8mm ? "sve" : "i8mm",
+                        !i8mm ? (hw & QMM_CPU_I8MM ? "not in effect" : "absent")
+                        : hw & QMM_CPU_SVE ? "disabled by environment"
+                                           : "absent");
+    free(text);
+    expect_features(QMM_CPU_SVE, "QMM_DISABLE=sve");
+}
+
+/* svei8mm alone off: every other tier stays as the hardware has it. */
+static void disable_svei8mm(void)
+{
+    unsigned hw;
+    char *text = disable_verbosely("svei8mm", QMM_CPU_SVE_I8MM,
+                                   QMM_CPU_NEON | QMM_CPU_DOTPROD | QMM_CPU_I8MM | QMM_CPU_SVE |
+                                       QMM_CPU_SME,
+                                   &hw);
+    expect_said(text, "svei8mm", hw & QMM_CPU_SVE_I8MM ? "disabled by environment" : "absent");
+    expect_said(text, "sve", hw & QMM_CPU_SVE ? "present" : "absent");
+    free(text);
+    expect_features(QMM_CPU_SVE_I8MM, "QMM_DISABLE=svei8mm");
+}
+
+/* QMM_DOTPROD_DISABLE=1: dotprod and sve (SDOT both) off, and with them
+ * i8mm, svei8mm and sme; NEON stays. */
+static void dotprod_disable(void)
+{
+    setenv("QMM_DOTPROD_DISABLE", "1", 1);
+    setenv("QMM_VERBOSE", "1", 1);
+    char *text = stderr_of_calls();
+    const unsigned hw = qmm_cpu_detect_hardware(), got = qmm_cpu_features();
+    CHECK(!(got & (QMM_CPU_DOTPROD | QMM_CPU_I8MM | QMM_CPU_SME | QMM_CPU_SVE |
+                   QMM_CPU_SVE_I8MM)) &&
+              (got & QMM_CPU_NEON) == (hw & QMM_CPU_NEON),
+          "QMM_DOTPROD_DISABLE=1: in effect 0x%x, hardware 0x%x: i8mm, sve, svei8mm and sme "
+          "must go with dotprod, neon stay",
+          got, hw);
+    checks++;
+    expect_said(text, "dotprod", hw & QMM_CPU_DOTPROD ? "disabled by environment" : "absent");
+    expect_said(text, "sve", hw & QMM_CPU_SVE ? "disabled by environment" : "absent");
+    expect_left_without(text, hw, QMM_CPU_SVE_I8MM, "svei8mm", "i8mm",
+                        hw & QMM_CPU_I8MM ? "not in effect" : "absent");
+    free(text);
+    expect_features(QMM_CPU_DOTPROD | QMM_CPU_SVE, "QMM_DOTPROD_DISABLE=1");
 }
 
 static void verbose(void)
@@ -324,6 +380,8 @@ static const test_mode modes[] = {
     {"disable-avx2", disable_avx2},
     {"disable-avx512vnni", disable_avx512vnni},
     {"disable-dotprod", disable_dotprod},
+    {"disable-sve", disable_sve},
+    {"disable-svei8mm", disable_svei8mm},
     {"dotprod-disable", dotprod_disable},
     {"dotprod-disable-invalid", dotprod_disable_invalid},
     {"kernel-unknown", kernel_unknown},

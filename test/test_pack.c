@@ -47,7 +47,7 @@ static void one(const qmm_pack_format *f, unsigned r, unsigned lines, size_t k,
     /* r int32 sums of each line's values over depth, 0 for padding lines:
      * every format's from qmm_pack_panel_sums (the tasks' B column sums), a
      * format with line sums's after its elements too. */
-    int32_t sums[64];
+    int32_t sums[128]; /* the widest of main()'s widths */
     qmm_pack_panel_sums(f, r, kp, dst, sums);
     for (unsigned i = 0; i < r; i++) {
         int32_t want = 0, got;
@@ -106,7 +106,9 @@ static void many(const qmm_pack_format *f, unsigned r, size_t lines, size_t k, t
 
 int main(void)
 {
-    static const unsigned widths[] = {1, 2, 3, 4, 6, 8, 12, 16, 32, 64};
+    /* 24 and 128: panels of multiples of 8 lines that the NEON packers take
+     * 8 at a time (the SVE and SME kernels' B at 384 and 2048 bits). */
+    static const unsigned widths[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 128};
     static const size_t depths[] = {1, 2, 3, 4, 5, 7, 8, 9, 31, 64, 65};
     test_seed(7);
     for (int fi = 0; fi < QMM_PACK_COUNT; fi++) {

@@ -1,7 +1,8 @@
 # Cross build for arm64 Linux with clang on an x86_64 Debian host, beside
 # aarch64-linux-gnu.cmake (gcc): the same binutils, C library and cpu_features;
-# tests run under QEMU user mode (qemu-user), which ctest calls through
-# CMAKE_CROSSCOMPILING_EMULATOR.
+# tests run under QEMU user mode, which ctest calls through
+# CMAKE_CROSSCOMPILING_EMULATOR: the qemu-aarch64 named by QMM_QEMU_AARCH64,
+# chosen as there (see the end of this file).
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(CMAKE_C_COMPILER clang)
@@ -40,4 +41,13 @@ if(EXISTS "${QMM_AARCH64_LIBOMP}")
   # for that libomp.so: clang 14's _OPENMP, OpenMP 5.0.
   set(OpenMP_C_SPEC_DATE 201811 CACHE INTERNAL "C compiler's OpenMP specification date")
 endif()
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64 -L /usr/aarch64-linux-gnu)
+# The emulator, as in aarch64-linux-gnu.cmake: QEMU 10 from scripts/deps.sh
+# when it is there, else the qemu-aarch64 on PATH.
+if(EXISTS /usr/local/lib/qmm-qemu10/qemu-aarch64)
+  set(_qmm_qemu_default /usr/local/lib/qmm-qemu10/qemu-aarch64)
+else()
+  set(_qmm_qemu_default qemu-aarch64)
+endif()
+set(QMM_QEMU_AARCH64 ${_qmm_qemu_default} CACHE STRING
+  "qemu-aarch64 that runs the cross-built tests (a path, or a name on PATH)")
+set(CMAKE_CROSSCOMPILING_EMULATOR ${QMM_QEMU_AARCH64} -L /usr/aarch64-linux-gnu)

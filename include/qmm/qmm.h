@@ -585,15 +585,18 @@ QMM_API void qmm_set_parallel_for(qmm_parallel_for_fn *parallel_for, void *pool)
  *
  * Each call runs kernels this CPU supports, chosen at run time from the CPU
  * features in effect. The environment variable QMM_DISABLE=<feature,...>
- * (neon, dotprod, i8mm, sme, avx2, fma, avx512vnni, amx; any case; unknown
- * names are ignored, with a message under QMM_VERBOSE=1) treats features as
- * absent, and QMM_DOTPROD_DISABLE=1 is QMM_DISABLE=dotprod. The int8 kernels
- * form tiers, avx2 < avx512vnni < amx and neon < dotprod < i8mm < sme (sme:
- * detected and named, no kernel runs on it yet), and a tier
- * is in effect only when the one below it is: disabling a feature disables
- * every tier above it (QMM_DISABLE=avx2 leaves the portable kernels on x86,
- * QMM_DISABLE=dotprod takes i8mm too), and a CPU that reports a tier without
- * the one below it does not get it. fma is in no tier. QMM_KERNEL=<name>
+ * (neon, dotprod, i8mm, sve, svei8mm, sme, avx2, fma, avx512vnni, amx; any
+ * case; unknown names are ignored, with a message under QMM_VERBOSE=1) treats
+ * features as absent, and QMM_DOTPROD_DISABLE=1 is QMM_DISABLE=dotprod,sve
+ * (every dot-product kernel off: the SMLAL-class fallback). The int8 kernels
+ * form tiers, avx2 < avx512vnni < amx, neon < dotprod < i8mm < sme and
+ * neon < sve < svei8mm (svei8mm also needs i8mm), and a tier is in effect
+ * only when the ones below it are: disabling a feature disables every tier
+ * above it (QMM_DISABLE=avx2 leaves the portable kernels on x86,
+ * QMM_DISABLE=dotprod takes i8mm, svei8mm and sme too), and a CPU that
+ * reports a tier without the one below it does not get it. The SVE and SME
+ * kernels' tiles grow with the vector length (qmm_kernel_info gives the
+ * tile at this CPU's). fma is in no tier. QMM_KERNEL=<name>
  * forces one kernel for every call (qmm_plan_create). Each is read once, at
  * the first call that needs it; QMM_VERBOSE=1 says which features are in
  * effect and why the others are not.

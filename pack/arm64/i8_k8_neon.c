@@ -66,8 +66,8 @@ static inline void block8(const int8_t *s, ptrdiff_t ds, int8_t *d)
 }
 
 /* B: lines (columns) adjacent, 8 per panel. */
-void qmm_pack_i8_k8_lines8_neon(const int8_t *src, ptrdiff_t ds, size_t panels, size_t depths,
+void qmm_pack_i8_k8_lines8_neon(const int8_t *src, ptrdiff_t ds, unsigned r, size_t panels, size_t depths,
                                 unsigned char *dst, size_t panel_bytes)
 {
-    lines8_panels(src, ds, panels, depths, dst, panel_bytes, 8, block16, block8);
+    lines8_panels(src, ds, r, panels, depths, dst, panel_bytes, 8, block16, block8);
 }

@@ -39,9 +39,10 @@ pass(const int8_t *s, ptrdiff_t ds, size_t depths, unsigned char *d, size_t pane
 /* B: lines (columns) adjacent, 16 per panel. A pass writes GROUP panels
  * together, so every source line it reads is whole and each panel is a
  * sequential stream of stores; the last panels go one per pass. */
-void qmm_pack_i16_k2_lines16_avx2(const int8_t *src, ptrdiff_t ds, size_t panels, size_t depths,
+void qmm_pack_i16_k2_lines16_avx2(const int8_t *src, ptrdiff_t ds, unsigned r, size_t panels, size_t depths,
                                   unsigned char *dst, size_t panel_bytes)
 {
+    (void)r; /* always the width: 16, 6, 32 */
     size_t j = 0;
     for (; j + GROUP <= panels; j += GROUP)
         pass(src + 16 * j, ds, depths, dst + j * panel_bytes, panel_bytes, GROUP);
@@ -56,9 +57,10 @@ void qmm_pack_i16_k2_lines16_avx2(const int8_t *src, ptrdiff_t ds, size_t panels
  * (pairs 0-3 low, 4-7 high): rows 0-3 of a block, rows 4-5 of one block with
  * rows 0-1 of the next, or rows 2-5 of a block. Unpacking dwords (t) then
  * qwords (u, x) and blending (w) builds them in-lane; a lane swap pairs them. */
-void qmm_pack_i16_k2_rows6_avx2(const int8_t *src, ptrdiff_t ls, size_t panels, size_t depths,
+void qmm_pack_i16_k2_rows6_avx2(const int8_t *src, ptrdiff_t ls, unsigned r, size_t panels, size_t depths,
                                 unsigned char *dst, size_t panel_bytes)
 {
+    (void)r; /* always the width: 16, 6, 32 */
     for (size_t j = 0; j < panels; j++) {
         const int8_t *s = src + (ptrdiff_t)(6 * j) * ls;
         unsigned char *d = dst + j * panel_bytes;

@@ -46,9 +46,10 @@ enum { GROUP = 4 };  /* panels per pass: 128 source bytes, two cache lines, per 
  * quad instead writes as many streams as panels, and panels a multiple of
  * 4 KiB apart (k = 384: 12 KiB) all fall in one L1 set: 3x slower at
  * 128x384x1536. */
-void qmm_pack_i8_k4_lines32_avx2(const int8_t *src, ptrdiff_t stride, size_t panels,
+void qmm_pack_i8_k4_lines32_avx2(const int8_t *src, ptrdiff_t stride, unsigned r, size_t panels,
                                  size_t depths, unsigned char *dst, size_t panel_bytes)
 {
+    (void)r; /* always the width: 16, 6, 32 */
     size_t j = 0;
     for (; j + GROUP <= panels; j += GROUP)
         pass(src + 32 * j, stride, depths, dst + j * panel_bytes, panel_bytes, GROUP);

@@ -42,8 +42,12 @@ def test_kernels_and_features():
     assert len({k.name for k in ks}) == len(ks)
     assert any(k.supported for k in ks)
     assert any(k.isa == "generic" for k in ks)
-    known = {"neon", "dotprod", "i8mm", "sme", "avx2", "fma", "avx512vnni", "amx"}
-    assert set(qmm.cpu_features()) <= known
+    # Every name QMM_DISABLE takes, in the order qmm lists them.
+    known = ["neon", "dotprod", "i8mm", "sve", "svei8mm", "sme", "avx2", "fma", "avx512vnni",
+             "amx"]
+    features = qmm.cpu_features()
+    assert set(features) <= set(known)
+    assert features == [f for f in known if f in features]
     supported = {k.name for k in ks if k.supported}
     name = qmm.kernel_name(128, 384, 384)
     assert name in supported

@@ -15,6 +15,12 @@
 #ifndef HWCAP2_I8MM
 #define HWCAP2_I8MM (1UL << 13)
 #endif
+#ifndef HWCAP_SVE
+#define HWCAP_SVE (1UL << 22)
+#endif
+#ifndef HWCAP2_SVEI8MM
+#define HWCAP2_SVEI8MM (1UL << 9)
+#endif
 #ifndef HWCAP2_SME
 #define HWCAP2_SME (1UL << 23)
 #endif
@@ -35,6 +41,16 @@ static inline int hwcap_dotprod(void)
 static inline int hwcap_i8mm(void)
 {
     return (getauxval(AT_HWCAP2) & HWCAP2_I8MM) != 0;
+}
+
+static inline int hwcap_sve(void)
+{
+    return (getauxval(AT_HWCAP) & HWCAP_SVE) != 0;
+}
+
+static inline int hwcap_svei8mm(void)
+{
+    return (getauxval(AT_HWCAP2) & HWCAP2_SVEI8MM) != 0;
 }
 
 /* SME with its int8 outer products into int32 (SMOPA). */

@@ -5,8 +5,9 @@
  *   test_arm64_direct KERNEL
  *
  * On a CPU with the kernel's extension it must compute the tile exactly
- * (exit 0). On a CPU without it the first SDOT or SMMLA must kill the process
- * with SIGILL (exit status 132 from a shell): that is what dispatch protects
+ * (exit 0). On a CPU without it the first instruction of the extension (SDOT,
+ * SMMLA, an SVE instruction, SME's SMSTART) must kill the process with
+ * SIGILL (exit status 132 from a shell): that is what dispatch protects
  * users from, and the proof that the emulated CPU really lacks the
  * instruction, so that the selection tests on it mean something.
  * test/arm64/CMakeLists.txt runs it per kernel and CPU with the expected
@@ -29,8 +30,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "test_arm64_direct: no kernel %s in this build\n", argv[1]);
         return 2;
     }
-    printf("hwcap dotprod %s, i8mm %s; calling %s directly\n",
-           hwcap_dotprod() ? "yes" : "no", hwcap_i8mm() ? "yes" : "no", kern->name);
+    printf("hwcap dotprod %s, i8mm %s, sve %s, svei8mm %s, sme %s; calling %s (%ux%u) "
+           "directly\n",
+           hwcap_dotprod() ? "yes" : "no", hwcap_i8mm() ? "yes" : "no",
+           hwcap_sve() ? "yes" : "no", hwcap_svei8mm() ? "yes" : "no",
+           hwcap_sme() ? "yes" : "no", kern->name, kern->mr, kern->nr);
     fflush(stdout);
     test_seed(7);
     long checks = test_kernel_tile(kern, 37, kern->mr, kern->nr, LAYOUT_ROW, FILL_RANDOM);

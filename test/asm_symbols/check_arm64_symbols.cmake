@@ -27,8 +27,9 @@ set(targets
   "aarch64-linux-android:elf"
   "aarch64-pc-windows-msvc:coff")
 # Every extension any kernel file needs (what cmake/kernels_arm64.cmake gives
-# each file, together): clang's assembler ignores the `.arch +ext` lines.
-set(march -march=armv8.2-a+dotprod+i8mm)
+# each file, together; armv9-a brings dotprod and SVE2): clang's assembler
+# ignores the `.arch +ext` lines.
+set(march -march=armv9-a+i8mm+sme)
 
 function(fail message)
   message(SEND_ERROR "${message}")
@@ -47,11 +48,11 @@ endfunction()
 # The kernel lines as the arm64 build sees them, every extension built.
 file(MAKE_DIRECTORY ${WORK_DIR})
 file(WRITE ${WORK_DIR}/lines.c
-  "#define QMM_KERNEL(name, isa, mr, nr, rank, a, b, features, rows, hooks, overlap, u8a, depth) \\\n"
+  "#define QMM_KERNEL(name, isa, mr, nr, rank, a, b, features, rows, hooks, overlap, u8a, depth, tile) \\\n"
   "    qmm_kernel_line name rows hooks overlap u8a ;\n"
   "#include \"kernel_list.h\"\n")
 run(lines ${CLANG} --target=aarch64-linux-android -E -P -DQMM_HAVE_DOTPROD=1
-  -DQMM_HAVE_I8MM=1 -I${SOURCE_DIR}/dispatch ${WORK_DIR}/lines.c)
+  -DQMM_HAVE_I8MM=1 -DQMM_HAVE_SVE=1 -DQMM_HAVE_SVE_I8MM=1 -DQMM_HAVE_SME=1 -I${SOURCE_DIR}/dispatch ${WORK_DIR}/lines.c)
 string(REGEX MATCHALL "qmm_kernel_line [^;]*" lines "${lines}")
 
 # The names the C side calls for kernel `kernel`, sorted, into out (empty when
