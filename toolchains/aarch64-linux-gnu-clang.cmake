@@ -1,26 +1,16 @@
 # Cross build for arm64 Linux with clang on an x86_64 Debian host, beside
-# aarch64-linux-gnu.cmake (gcc): the same binutils, C library and cpu_features;
-# tests run under QEMU user mode, which ctest calls through
-# CMAKE_CROSSCOMPILING_EMULATOR: the qemu-aarch64 named by QMM_QEMU_AARCH64,
-# chosen as there (see the end of this file).
-set(CMAKE_SYSTEM_NAME Linux)
-set(CMAKE_SYSTEM_PROCESSOR aarch64)
+# aarch64-linux-gnu.cmake (gcc): the same binutils, C library, cpu_features
+# and emulator (aarch64-linux-gnu-common.cmake).
 set(CMAKE_C_COMPILER clang)
 set(CMAKE_C_COMPILER_TARGET aarch64-linux-gnu)
 set(CMAKE_ASM_COMPILER clang)
 set(CMAKE_ASM_COMPILER_TARGET aarch64-linux-gnu)
-set(CMAKE_FIND_ROOT_PATH /usr/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu)
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+include(${CMAKE_CURRENT_LIST_DIR}/aarch64-linux-gnu-common.cmake)
 # The library folds platform/ with `ld -r` and objcopy. For clang CMake takes
 # ld.lld or the host's ld, and llvm-objcopy or the host's objcopy: the host's
 # cannot read arm64 objects, and the LLVM tools may not be installed.
 find_program(CMAKE_LINKER aarch64-linux-gnu-ld REQUIRED)
 find_program(CMAKE_OBJCOPY aarch64-linux-gnu-objcopy REQUIRED)
-# Debian's arm64 cpu_features package installs its CMake config here.
-list(APPEND CMAKE_PREFIX_PATH /usr/lib/aarch64-linux-gnu/cmake)
 # clang's OpenMP run-time for arm64. Debian's libomp5-14:arm64 cannot be
 # installed beside the amd64 one that clang's native builds use (both own
 # /usr/lib/llvm-14/lib/libomp-14.so.5): its library, unpacked from the package
@@ -41,13 +31,3 @@ if(EXISTS "${QMM_AARCH64_LIBOMP}")
   # for that libomp.so: clang 14's _OPENMP, OpenMP 5.0.
   set(OpenMP_C_SPEC_DATE 201811 CACHE INTERNAL "C compiler's OpenMP specification date")
 endif()
-# The emulator, as in aarch64-linux-gnu.cmake: QEMU 10 from scripts/deps.sh
-# when it is there, else the qemu-aarch64 on PATH.
-if(EXISTS /usr/local/lib/qmm-qemu10/qemu-aarch64)
-  set(_qmm_qemu_default /usr/local/lib/qmm-qemu10/qemu-aarch64)
-else()
-  set(_qmm_qemu_default qemu-aarch64)
-endif()
-set(QMM_QEMU_AARCH64 ${_qmm_qemu_default} CACHE STRING
-  "qemu-aarch64 that runs the cross-built tests (a path, or a name on PATH)")
-set(CMAKE_CROSSCOMPILING_EMULATOR ${QMM_QEMU_AARCH64} -L /usr/aarch64-linux-gnu)
