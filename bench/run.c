@@ -102,7 +102,9 @@ static void fill_operands(bench_shape s, int8_t *a, int8_t *b)
 /* The contenders' plans, from the operands filled, and the kernel each
  * contender runs: a plan chooses its own, for its free size. Made before
  * any call, so that packing the weights, done once per layer in an
- * inference, stays out of the timing. */
+ * inference, stays out of the timing; on the contender's threads, so that a
+ * one-thread run starts no worker whose idle spinning the calls after would
+ * share the CPU with (or, under tools/icount-report, be counted with). */
 static void make_plans(call *calls, size_t count, bench_shape_result *res)
 {
     for (size_t w = 0; w < count; w++) {
@@ -112,6 +114,7 @@ static void make_plans(call *calls, size_t count, bench_shape_result *res)
         o->kernel = x->who->name;
         if (weights == BENCH_WEIGHTS_NONE)
             continue;
+        qmm_set_num_threads(x->who->threads);
         o->status = bench_plan_create(&x->plan, &x->d, weights);
         if (o->status == QMM_OK)
             o->kernel = qmm_plan_kernel_name(x->plan, bench_plan_free_size(x->p.s, weights));

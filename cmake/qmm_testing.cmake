@@ -75,7 +75,7 @@ if(CMAKE_CROSSCOMPILING AND CMAKE_CROSSCOMPILING_EMULATOR)
         "(${_qmm_emulator}), older than the QEMU 10 they are meant for: 7.2 computes "
         "SME's outer products wrong and lacks some of the CPU models tested. "
         "QMM_QEMU_AARCH64 names the emulator; scripts/deps.sh's qmm_install_qemu10 "
-        "unpacks bookworm-backports' into /usr/local/lib/qmm-qemu10")
+        "builds QEMU 10 into /usr/local/lib/qmm-qemu10")
     endif()
   endif()
 

@@ -1,5 +1,7 @@
 #include "quantized.h"
 
+#include <string.h>
+
 #include "../output/describe.h"
 #include "../pack/operand.h"
 #include "../platform/log.h"
@@ -86,13 +88,19 @@ static size_t operand_bytes(size_t m, size_t n, size_t k, int copy_a, int copy_b
     return bytes;
 }
 
-/* One value of a caller's parameter for row i (along: QMM_PER_ROW) or
- * column j (QMM_PER_COL) when it has that kind, else 0. */
-static uint32_t bias_at(const qmm_i32_param *bias, qmm_per along, size_t x)
+/* A caller's int32 parameter along rows (QMM_PER_ROW, count rows) or columns
+ * (QMM_PER_COL) into dst: its values when it has that kind, its one value
+ * along rows when it is per matrix, else zeros. */
+static void fill_along(int32_t *dst, size_t count, const qmm_i32_param *bias, qmm_per along)
 {
-    if (bias->per == along)
-        return (uint32_t)bias->values[x];
-    return bias->per == QMM_PER_MATRIX && along == QMM_PER_ROW ? (uint32_t)bias->value : 0;
+    if (bias->per == along) {
+        memcpy(dst, bias->values, count * sizeof *dst);
+    } else if (bias->per == QMM_PER_MATRIX && along == QMM_PER_ROW) {
+        for (size_t i = 0; i < count; i++)
+            dst[i] = bias->value;
+    } else {
+        memset(dst, 0, count * sizeof *dst);
+    }
 }
 
 /* The int32 additions into e, in the job's coordinates: the bias and the
@@ -113,10 +121,8 @@ static uint32_t add_corrections(qmm_epilogue *e, const qmm_output *out, const qm
     int by_row = bias->per == QMM_PER_ROW || bias->per == QMM_PER_MATRIX;
     int by_col = bias->per == QMM_PER_COL;
     uint32_t late_factor = 1;
-    for (size_t i = 0; i < m; i++)
-        row_fix[i] = (int32_t)bias_at(bias, QMM_PER_ROW, i);
-    for (size_t j = 0; j < n; j++)
-        col_fix[j] = (int32_t)bias_at(bias, QMM_PER_COL, j);
+    fill_along(row_fix, m, bias, QMM_PER_ROW);
+    fill_along(col_fix, n, bias, QMM_PER_COL);
     if (b->has_zp) {
         /* -zb'(j) * (ra(i) - k za'(i)) */
         for (size_t i = 0; i < m; i++) {

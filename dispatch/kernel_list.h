@@ -84,13 +84,15 @@ QMM_KERNEL(arm64_mmv_i8i32_64x1, "neon", 64, 1, 14, QMM_PACK_I8_K1, QMM_PACK_I8_
 #if defined(QMM_HAVE_DOTPROD)
 QMM_KERNEL(arm64_mmv_i8i32_8x1_sdot, "neon+dotprod", 8, 1, 60, QMM_PACK_I8_KIN16, QMM_PACK_I8_KIN16, QMM_CPU_DOTPROD, FULL, NONE, ALONE, I8A, 1, FIXED)
 #endif
-/* The SVE GEMV reads A packed (i8_k4): on a plan run at 1024x1024x1 it
- * executes 0.57x the dotprod GEMV's instructions at 256 bits, but a one-shot
- * call packs A each time, 3.7x the dotprod GEMV's, which reads a row-major A
- * in place. The selector weighs no packing cost, so its rank lets it win only
- * from 512 bits on (and wherever SVE has no dotprod, A64FX): at 256 bits the
- * dotprod GEMV keeps the one-shot calls it is best at. */
+/* The SVE GEMV reads A packed (i8_k4): on plan runs (A packed once) at
+ * 4096x4096x1 it executes 0.98x the dotprod GEMV's instructions at 128 bits
+ * (ld4w's de-interleave costs cores more than a plain load: the dotprod GEMV
+ * keeps 128 bits), 0.50x at 256 and 0.25x at 512. A one-shot call packs A
+ * each time, which the selector weighs (dispatch/select.c): there the
+ * dotprod GEMV, reading a row-major A in place, keeps the calls (3.4x fewer
+ * instructions at 512 bits), and the SVE GEMV wins them only without
+ * dotprod (A64FX). */
 #if defined(QMM_HAVE_SVE)
-QMM_KERNEL(arm64_mmv_i8i32_4vlx1_sve_sdot, "sve", 16, 1, 29, QMM_PACK_I8_K4, QMM_PACK_I8_K4, QMM_CPU_SVE, FULL, NONE, ALONE, I8A, 1, SVE_M)
+QMM_KERNEL(arm64_mmv_i8i32_4vlx1_sve_sdot, "sve", 16, 1, 52, QMM_PACK_I8_K4, QMM_PACK_I8_K4, QMM_CPU_SVE, FULL, NONE, ALONE, I8A, 1, SVE_M)
 #endif
 #endif

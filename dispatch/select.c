@@ -5,6 +5,7 @@
 typedef struct shape {
     size_t m, n;
     int transposable;  /* a one-shot single-row product: a GEMV kernel may run its transpose */
+    int packs_a;       /* a one-shot matrix-vector product (n == 1): A is used once */
 } shape;
 
 /* The shape kernel k computes: the transpose (n x 1) when it is a GEMV
@@ -12,9 +13,22 @@ typedef struct shape {
 static shape as_run(const qmm_kernel *k, shape s)
 {
     if (s.transposable && k->nr == 1)
-        return (shape){s.n, s.m, 0};
+        return (shape){s.n, s.m, 0, 0};
     return s;
 }
+
+/* How fast A's packer runs for one-shot matrix-vector products, as the rank of
+ * a kernel whose MACs take as long as packing as many bytes (such a product
+ * packs one byte of A per MAC): executed instructions per byte packed, 16 to
+ * 64 lines, against the GEMV kernels' instructions per MAC on plan runs, whose
+ * product with the rank is about 6.5 (arm64 NEON packers, under QEMU:
+ * K1 0.70 per byte, K4 0.31). 0: a K-inner int8 format, whose panels are the
+ * caller's row-major A read in place (or its rows copied, where k is not a
+ * multiple of the format's depth), at no cost worth a term. */
+static const unsigned a_packing_rank[QMM_PACK_COUNT] = {
+    [QMM_PACK_I8_K1] = 9,
+    [QMM_PACK_I8_K4] = 21,
+};
 
 /* Each criterion: > 0 when x is better than y for the shape, < 0 when worse. */
 typedef int criterion(const qmm_kernel *x, const qmm_kernel *y, shape s);
@@ -53,13 +67,18 @@ static double useful(size_t e, unsigned t)
 
 /* The rank is the kernel's expected speed on full tiles; on this shape it
  * does only the useful fraction of its work (for symbolic n, along m only).
- * A kernel with partial rows (run_rows) computes no padding rows. */
+ * A kernel with partial rows (run_rows) computes no padding rows. Where the
+ * call packs A for one use, the packing's time adds to the kernel's. */
 static double expected_speed(const qmm_kernel *k, shape s)
 {
     double f = k->run_rows != NULL ? 1.0 : useful(s.m, k->mr);
     if (s.n != QMM_N_SYMBOLIC)
         f *= useful(s.n, k->nr);
-    return k->rank * f;
+    const double speed = k->rank * f;
+    const unsigned packing = a_packing_rank[k->a_format - qmm_pack_formats];
+    if (!s.packs_a || packing == 0)
+        return speed;
+    return 1.0 / (1.0 / speed + 1.0 / packing);
 }
 
 static int by_expected_speed(const qmm_kernel *x, const qmm_kernel *y, shape s)
@@ -117,7 +136,7 @@ static int better(const qmm_kernel *x, const qmm_kernel *y, shape s)
 
 static shape make_shape(size_t m, size_t n, int one_shot)
 {
-    return (shape){m, n, one_shot && m == 1 && n > 1 && n != QMM_N_SYMBOLIC};
+    return (shape){m, n, one_shot && m == 1 && n > 1 && n != QMM_N_SYMBOLIC, one_shot && n == 1};
 }
 
 const char *qmm_select_why(const qmm_kernel *winner, const qmm_kernel *loser, size_t m,

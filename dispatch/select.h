@@ -17,7 +17,11 @@
  *  2. expected speed on the shape it computes: rank times the useful fraction of
  *     the tiles covering m x n (for symbolic n, m only), higher first: a
  *     kernel whose tiles are mostly padding loses to a better-fitting one
- *     unless its rank makes up for the waste;
+ *     unless its rank makes up for the waste. A one-shot product with n == 1
+ *     uses each byte of A once, so packing A costs about as much as the
+ *     MACs: there a kernel whose A format is interleaved (packed, a
+ *     transpose) is slowed by its packer's speed, and one whose format is
+ *     K-inner int8 (the caller's row-major A, read in place) is not;
  *  3. rank: the kernel's declared speed on full tiles, relative to the
  *     portable kernels' 10 (a kernel twice as fast has rank 20), higher first;
  *  4. tile area mr*nr, larger first (fewer loads per MAC);
@@ -32,7 +36,8 @@
 #include "qmm/qmm.h"
 
 /* The best supported candidate for the shape, or NULL if none is supported.
- * one_shot: the product may run transposed (criterion 1). */
+ * one_shot: a single call, not a plan's: the product may run transposed
+ * (criterion 1) and A is packed for this call only (criterion 2). */
 const qmm_kernel *qmm_select(const qmm_kernel *const *cands, size_t count, size_t m,
                              size_t n, int one_shot);
 

@@ -182,14 +182,26 @@ static ALWAYS_INLINE int32_t LOCAL(sum_at)(const int32_t *in,
     return (int32_t)((uint32_t)in[jj] + (has_cols ? cols[jj] : 0) + r);
 }
 
-/* An int32 C's row: the sums with their additions. No restrict: `in` may
- * be `out` itself (qmm_epilogue_fn lets acc be C). */
+/* An int32 C's row: the sums with their additions. `in` may be `out` itself
+ * (qmm_epilogue_fn lets acc be C's block). Any width: one loop, which the
+ * compiler turns into vectors behind a test that the two do not overlap. A
+ * width known at compile time (the 8-column tiles, below): the loop is
+ * unrolled whole, and its vectors then need stores known apart from the
+ * loads, so the row is made in a local array and copied (one or two vector
+ * copies), where one loop stays scalar. */
 static ALWAYS_INLINE void LOCAL(add_row)(const int32_t *in, const uint32_t *restrict cols,
                                          uint32_t r, int32_t *out, size_t nv,
                                          const int has_cols)
 {
+    if (!__builtin_constant_p(nv)) {
+        for (size_t jj = 0; jj < nv; jj++)
+            out[jj] = LOCAL(sum_at)(in, cols, r, jj, has_cols);
+        return;
+    }
+    int32_t row[LOCAL(ROW)];
     for (size_t jj = 0; jj < nv; jj++)
-        out[jj] = LOCAL(sum_at)(in, cols, r, jj, has_cols);
+        row[jj] = LOCAL(sum_at)(in, cols, r, jj, has_cols);
+    memcpy(out, row, nv * sizeof *row);
 }
 
 /* One row of the float stage: sums, then y = clamp(((float)s * s0) * s1 +
@@ -303,12 +315,22 @@ static ALWAYS_INLINE void LOCAL(add_rows)(const qmm_epilogue *e, size_t i, size_
                                           size_t nv, const LOCAL(sums) *s, int32_t *buf,
                                           const int has_cols)
 {
+    /* C's place and strides read once: the rows' stores could alias *e. */
+    const ptrdiff_t rs = e->rs, cs = e->cs;
+    int32_t *const c = (int32_t *)e->c + ((ptrdiff_t)i * rs + (ptrdiff_t)j * cs);
+    if (cs == 1) {
+        for (size_t ii = 0; ii < mv; ii++)
+            LOCAL(add_row)(s->s + (ptrdiff_t)ii * s->s_rs, s->cols,
+                           s->rows != NULL ? s->rows[ii] : 0, c + (ptrdiff_t)ii * rs, nv,
+                           has_cols);
+        return;
+    }
     for (size_t ii = 0; ii < mv; ii++) {
-        const int32_t *in = s->s + (ptrdiff_t)ii * s->s_rs;
-        int32_t *out = LOCAL(row_out)(e, i, j, ii, buf);
-        const uint32_t r = s->rows != NULL ? s->rows[ii] : 0;
-        LOCAL(add_row)(in, s->cols, r, out, nv, has_cols);
-        LOCAL(put_row)(e, i, j, ii, nv, out);
+        LOCAL(add_row)(s->s + (ptrdiff_t)ii * s->s_rs, s->cols, s->rows != NULL ? s->rows[ii] : 0,
+                       buf, nv, has_cols);
+        int32_t *row = c + (ptrdiff_t)ii * rs;
+        for (size_t jj = 0; jj < nv; jj++)
+            row[(ptrdiff_t)jj * cs] = buf[jj];
     }
 }
 

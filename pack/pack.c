@@ -206,6 +206,13 @@ pack_interleaved(unsigned r, size_t kp, const int8_t *src, ptrdiff_t ls, ptrdiff
     const size_t block = (size_t)r * kr;        /* elements per depth block */
     const size_t full = k / kr * kr;            /* depths in blocks that are all valid */
     size_t p0 = 0, o = 0;
+    if (r == 1 && lines == 1 && ds == 1 && eb == 1) {
+        /* One line (a GEMV's vector): its blocks follow each other, so the
+         * panel is the line itself, then zeros. */
+        memcpy(dst, src, k);
+        zero(dst, k, kp, eb);
+        return;
+    }
     if (ds == 1 && kr == 1) {
         for (; full - p0 >= DG; p0 += DG, o += DG / kr * block) {
             const int8_t *s = src + (ptrdiff_t)p0;

@@ -83,33 +83,47 @@ qmm_install_cross_libomp() {
     rm -rf "$tmp"
 }
 
-# QEMU 10 for the aarch64 cross builds' tests (scripts/test.sh passes it to
-# CMake as QMM_QEMU_AARCH64): Debian 12's qemu-user is QEMU 7.2, which
-# computes SME's outer products wrong and lacks the neoverse-v1 and
-# neoverse-n2 CPU models. bookworm-backports has qemu-user 10.0, but it cannot
-# be installed beside the 7.2 package that the x86_64 tests (qemu-x86_64) and
-# the instruction counter need (7.2 loads TCG plugins: tools/qemu-icount;
-# backports' static-pie build cannot), so its qemu-aarch64 alone (static, it
-# needs nothing else) is unpacked here. Debian 12 only: bookworm-backports is
-# added to apt's sources (signed with the archive keys Debian already has) if
-# no source names it yet; apt installs nothing from it.
+# QEMU 10 for the aarch64 cross builds' tests and their instruction counter
+# (scripts/test.sh passes it to CMake as QMM_QEMU_AARCH64): Debian 12's
+# qemu-user is QEMU 7.2, which computes SME's outer products wrong and lacks
+# the neoverse-v1 and neoverse-n2 CPU models. bookworm-backports has QEMU 10,
+# but only as static binaries, which load no TCG plugin (tools/qemu-icount)
+# and cannot be installed beside the 7.2 package that the x86_64 tests
+# (qemu-x86_64) need. So qemu-aarch64 alone is built here, with plugins, from
+# the same version's source in Debian's archive (the orig tarball, checked
+# against the archive's SHA-256; about 2 minutes on 2 cores), with meson and
+# pycotap from bookworm-backports (QEMU 10 needs meson 1.5; Debian 12 has
+# 1.0). Debian 12 only: bookworm-backports (packages and sources) is added to
+# apt's sources, signed with the archive keys Debian already has, unless
+# another source names it.
 QMM_QEMU10=/usr/local/lib/qmm-qemu10/qemu-aarch64
 QMM_BACKPORTS_SOURCES=/etc/apt/sources.list.d/qmm-backports.sources
+QMM_QEMU10_BUILD_PACKAGES="gcc make pkg-config ninja-build python3-venv libglib2.0-dev zlib1g-dev xz-utils"
 
-# Unpacks bookworm-backports' qemu-aarch64 into $QMM_QEMU10 unless it is there.
+# Whether $QMM_QEMU10 is there, QEMU 10 or later, and loads plugins.
+qmm_qemu10_ok() {
+    local version
+    [ -x "$QMM_QEMU10" ] || return 1
+    version=$("$QMM_QEMU10" --version | sed -n '1s/^qemu-aarch64 version \([0-9]*\)\..*/\1/p')
+    [ "${version:-0}" -ge 10 ] && "$QMM_QEMU10" -h | grep -q '^-plugin '
+}
+
+# Builds qemu-aarch64 with plugins into $QMM_QEMU10 unless it is there.
 qmm_install_qemu10() {
-    local tmp version
-    [ -x "$QMM_QEMU10" ] && return 0
+    local tmp line uri file hash
+    qmm_qemu10_ok && return 0
     if [ "$(id -u)" != 0 ]; then
-        echo "qmm: missing $QMM_QEMU10 (qemu-user from bookworm-backports)" >&2
-        echo "qmm: run this script as root to unpack it" >&2
+        echo "qmm: missing $QMM_QEMU10 (QEMU 10 with plugins, from Debian's source)" >&2
+        echo "qmm: run this script as root to build it" >&2
         exit 1
     fi
-    if ! grep -rqs --include='*.list' --include='*.sources' '^[^#]*bookworm-backports' \
-        /etc/apt/sources.list /etc/apt/sources.list.d; then
-        echo "qmm: adding bookworm-backports to apt's sources ($QMM_BACKPORTS_SOURCES)" >&2
+    qmm_install_packages $QMM_QEMU10_BUILD_PACKAGES
+    if [ -e "$QMM_BACKPORTS_SOURCES" ] ||
+        ! grep -rqs --include='*.list' --include='*.sources' '^[^#]*bookworm-backports' \
+            /etc/apt/sources.list /etc/apt/sources.list.d; then
+        echo "qmm: bookworm-backports in apt's sources ($QMM_BACKPORTS_SOURCES)" >&2
         cat >"$QMM_BACKPORTS_SOURCES" <<'SOURCES'
-Types: deb
+Types: deb deb-src
 URIs: http://deb.debian.org/debian
 Suites: bookworm-backports
 Components: main
@@ -117,20 +131,33 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SOURCES
     fi
     apt-get update -q
-    echo "qmm: unpacking qemu-user's qemu-aarch64 from bookworm-backports into $QMM_QEMU10" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+        -t bookworm-backports meson python3-pycotap
+    # 'URI' NAME SIZE SHA256:HASH, for the upstream tarball alone (Debian's
+    # patches concern its packaging).
+    line=$(apt-get source -q --print-uris qemu/bookworm-backports | grep "\.orig\.tar\.xz' ")
+    read -r uri file _ hash <<<"$line"
+    uri=${uri//\'/}
     tmp=$(mktemp -d)
-    (cd "$tmp" && apt-get download -q -t bookworm-backports qemu-user)
-    # The package holds every qemu-* (364 MB unpacked): only the one is taken.
-    dpkg-deb --fsys-tarfile "$tmp"/qemu-user_*.deb | tar -x -C "$tmp" ./usr/bin/qemu-aarch64
-    version=$("$tmp/usr/bin/qemu-aarch64" --version | sed -n '1s/^qemu-aarch64 version \([0-9]*\)\..*/\1/p')
-    if [ "${version:-0}" -lt 10 ]; then
-        echo "qmm: bookworm-backports' qemu-aarch64 is not QEMU 10 or later:" >&2
-        "$tmp/usr/bin/qemu-aarch64" --version >&2
-        rm -rf "$tmp"
+    chmod 755 "$tmp"  # apt's download user writes there
+    echo "qmm: building qemu-aarch64 with plugins from $file into $QMM_QEMU10" >&2
+    /usr/lib/apt/apt-helper download-file "$uri" "$tmp/$file" "$hash"
+    tar -xJf "$tmp/$file" -C "$tmp"
+    (
+        mkdir "$tmp/build" && cd "$tmp/build" &&
+            "$tmp"/qemu-*/configure --python=/usr/bin/python3 --target-list=aarch64-linux-user \
+                --enable-plugins --disable-system --disable-tools --disable-docs \
+                --disable-rust --disable-install-blobs --disable-werror >configure.log 2>&1 ||
+            { tail -n 30 configure.log >&2; exit 1; }
+        ninja -j"$(nproc)" qemu-aarch64 >ninja.log 2>&1 || { tail -n 30 ninja.log >&2; exit 1; }
+    ) || { rm -rf "$tmp"; exit 1; }
+    install -D -m 755 "$tmp/build/qemu-aarch64" "$QMM_QEMU10"
+    rm -rf "$tmp"
+    if ! qmm_qemu10_ok; then
+        echo "qmm: the qemu-aarch64 built is not QEMU 10 or later with plugins:" >&2
+        "$QMM_QEMU10" --version >&2
         exit 1
     fi
-    install -D -m 755 "$tmp/usr/bin/qemu-aarch64" "$QMM_QEMU10"
-    rm -rf "$tmp"
 }
 
 # Builds and installs the Python package into the virtual environment $1

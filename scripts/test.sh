@@ -8,11 +8,11 @@
 #              (ctest label `threads`)
 #   clang      clang, RelWithDebInfo, without OpenMP (a supported configuration:
 #              engines give qmm their parallel-for): the whole native suite
-#   aarch64    the cross build, its suite under QEMU 10 (bookworm-backports'
-#              qemu-aarch64, unpacked by scripts/deps.sh) on several emulated
-#              CPUs, the tests labelled kernels on more (QMM_TEST_CPUS and
-#              QMM_TEST_KERNEL_CPUS in cmake/qmm_testing.cmake); instructions
-#              counted under Debian's QEMU 7.2, which loads plugins
+#   aarch64    the cross build, its suite under QEMU 10 (qemu-aarch64 with
+#              plugins, built from Debian's source by scripts/deps.sh) on
+#              several emulated CPUs, the tests labelled kernels on more
+#              (QMM_TEST_CPUS and QMM_TEST_KERNEL_CPUS in
+#              cmake/qmm_testing.cmake); instructions counted under the same
 #   aarch64-clang  the same with clang and LLVM's OpenMP run-time for arm64,
 #              the suite on QMM_TEST_CPUS alone (the time: see the README)
 #   python     the Python package (python/) installed into a virtual
@@ -58,7 +58,7 @@ build sanitize -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQMM_SANITIZE=address,undef
 build threads -L threads -- -DCMAKE_BUILD_TYPE=Debug -DQMM_SANITIZE=thread
 build clang -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DQMM_OPENMP=OFF
 build aarch64 -- -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE=toolchains/aarch64-linux-gnu.cmake \
-    -DQMM_QEMU_AARCH64="$QMM_QEMU10" -DQMM_ICOUNT_QEMU=/usr/bin/qemu-aarch64
+    -DQMM_QEMU_AARCH64="$QMM_QEMU10"
 build aarch64-clang -- -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_TOOLCHAIN_FILE=toolchains/aarch64-linux-gnu-clang.cmake -DQMM_OPENMP=REQUIRED \
     -DQMM_QEMU_AARCH64="$QMM_QEMU10" -DQMM_TEST_KERNEL_CPUS=

@@ -3,7 +3,9 @@
  * run, each with a fixed answer to is_supported_here(). Every table is tried
  * in every order, because table order must never decide. The tract PR #2277
  * failure (equal tile area 64 for a 64x1 GEMV and an 8x8 matrix kernel, and
- * the GEMV chosen for every matrix product) is the first case.
+ * the GEMV chosen for every matrix product) is the first case. A fake reads
+ * A in a K-inner int8 format (in place on one-shot calls) unless it says
+ * otherwise.
  */
 #include <string.h>
 
@@ -15,8 +17,10 @@ static int no(void) { return 0; }
 static int sdot_flag;
 static int sdot_here(void) { return sdot_flag; }
 
-#define FAKE(nm, m_, n_, rank_, sup) \
-    {.name = nm, .isa = "fake", .mr = m_, .nr = n_, .rank = rank_, .is_supported_here = sup}
+#define FAKE_PACKING(nm, m_, n_, rank_, sup, a_fmt)                                        \
+    {.name = nm, .isa = "fake", .mr = m_, .nr = n_, .rank = rank_, .is_supported_here = sup, \
+     .a_format = &qmm_pack_formats[a_fmt]}
+#define FAKE(nm, m_, n_, rank_, sup) FAKE_PACKING(nm, m_, n_, rank_, sup, QMM_PACK_I8_KIN16)
 
 static const qmm_kernel gemv64 = FAKE("gemv_64x1", 64, 1, 10, yes);
 static const qmm_kernel smlal8 = FAKE("smlal_8x8", 8, 8, 20, yes);
@@ -25,6 +29,11 @@ static const qmm_kernel best_unsupported = FAKE("best_16x16", 16, 16, 99, no);
 static const qmm_kernel gemv_unsupported = FAKE("gemv_fast_64x1", 64, 1, 99, no);
 static const qmm_kernel small4 = FAKE("small_4x4", 4, 4, 10, yes);
 static const qmm_kernel fast8 = FAKE("fast_8x8", 8, 8, 30, yes);
+static const qmm_kernel gemv_k1 = FAKE_PACKING("gemv_k1_64x1", 64, 1, 14, yes, QMM_PACK_I8_K1);
+static const qmm_kernel gemv_in_place = FAKE("gemv_in_place_4x1", 4, 1, 10, yes);
+static const qmm_kernel gemv_k4 = FAKE_PACKING("gemv_k4_32x1", 32, 1, 104, yes, QMM_PACK_I8_K4);
+static const qmm_kernel gemv_k4_wide = FAKE_PACKING("gemv_k4_64x1", 64, 1, 208, yes, QMM_PACK_I8_K4);
+static const qmm_kernel gemv_fast_in_place = FAKE("gemv_fast_in_place_8x1", 8, 1, 60, yes);
 static void rows_never_run(unsigned rows, size_t kp, const void *a, const void *b, int32_t *c,
                            ptrdiff_t rsc, ptrdiff_t csc)
 {
@@ -32,6 +41,7 @@ static void rows_never_run(unsigned rows, size_t kp, const void *a, const void *
 }
 static const qmm_kernel fast8_rows = {.name = "fast_rows_8x8", .isa = "fake", .mr = 8, .nr = 8,
                                       .rank = 30, .is_supported_here = yes,
+                                      .a_format = &qmm_pack_formats[QMM_PACK_I8_KIN16],
                                       .run_rows = rows_never_run};
 
 static long checks;
@@ -53,18 +63,25 @@ static void each_order(const qmm_kernel **t, size_t count, size_t len,
     }
 }
 
-static void expect(const qmm_kernel **t, size_t count, size_t m, size_t n, const char *want)
+static void expect_for(const qmm_kernel **t, size_t count, size_t m, size_t n, int one_shot,
+                       const char *want)
 {
-    const qmm_kernel *got = qmm_select(t, count, m, n, 0);
+    const qmm_kernel *got = qmm_select(t, count, m, n, one_shot);
     const char *name = got ? got->name : "(none)";
     char order[256] = "";
     for (size_t i = 0; i < count; i++) {
         strncat(order, t[i]->name, sizeof order - strlen(order) - 2);
         strncat(order, " ", sizeof order - strlen(order) - 1);
     }
-    CHECK(strcmp(name, want) == 0, "m=%zu n=%zu table [%s]: chose %s, want %s", m,
-          n == QMM_N_SYMBOLIC ? (size_t)0 : n, order, name, want);
+    CHECK(strcmp(name, want) == 0, "%s m=%zu n=%zu table [%s]: chose %s, want %s",
+          one_shot ? "one-shot" : "plan", m, n == QMM_N_SYMBOLIC ? (size_t)0 : n, order, name,
+          want);
     checks++;
+}
+
+static void expect(const qmm_kernel **t, size_t count, size_t m, size_t n, const char *want)
+{
+    expect_for(t, count, m, n, 0, want);
 }
 
 static void gemv_vs_matrix(const qmm_kernel **t, size_t count)
@@ -134,6 +151,32 @@ static void partial_rows_pay_no_padding(const qmm_kernel **t, size_t count)
     expect(t, count, 2, QMM_N_SYMBOLIC, "fast_rows_8x8");
 }
 
+/* A one-shot matrix-vector product packs A for one use, at about the cost of
+ * the MACs: a kernel whose A format is a transpose (K1: packer rank 9, K4: 21,
+ * dispatch/select.c) pays for it there, one reading A in place does not; a
+ * plan packs A once and rank alone counts. */
+static void slow_packing_loses_once(const qmm_kernel **t, size_t count)
+{
+    /* 1 / (1/14 + 1/9) = 5.5 against 10. */
+    expect_for(t, count, 1024, 1, 0, "gemv_k1_64x1");
+    expect_for(t, count, 1024, 1, 1, "gemv_in_place_4x1");
+}
+
+static void fast_in_place_beats_packed(const qmm_kernel **t, size_t count)
+{
+    /* 1 / (1/104 + 1/21) = 17.5 against 60. */
+    expect_for(t, count, 1024, 1, 0, "gemv_k4_32x1");
+    expect_for(t, count, 1024, 1, 1, "gemv_fast_in_place_8x1");
+}
+
+static void packing_paid_for(const qmm_kernel **t, size_t count)
+{
+    /* 1 / (1/208 + 1/21) = 19.1 against 10 (the portable GEMV on A64FX). */
+    expect_for(t, count, 1024, 1, 1, "gemv_k4_64x1");
+    /* n > 1 reuses packed A: only n == 1 pays. */
+    expect_for(t, count, 1024, 64, 1, "fast_8x8");
+}
+
 int main(void)
 {
     const qmm_kernel *t1[] = {&gemv64, &smlal8};
@@ -150,6 +193,12 @@ int main(void)
     each_order(t7, 3, 3, padding_paid_for);
     const qmm_kernel *t8[] = {&fast8_rows, &small4, &gemv64};
     each_order(t8, 3, 3, partial_rows_pay_no_padding);
+    const qmm_kernel *t9[] = {&gemv_k1, &gemv_in_place, &smlal8};
+    each_order(t9, 3, 3, slow_packing_loses_once);
+    const qmm_kernel *t10[] = {&gemv_k4, &gemv_fast_in_place, &gemv_in_place};
+    each_order(t10, 3, 3, fast_in_place_beats_packed);
+    const qmm_kernel *t11[] = {&gemv_k4_wide, &gemv_in_place, &gemv_k1, &fast8};
+    each_order(t11, 4, 4, packing_paid_for);
     const qmm_kernel *t6[] = {&best_unsupported, &gemv_unsupported};
     CHECK(qmm_select(t6, 2, 8, 8, 0) == NULL, "a table with nothing supported chose a kernel");
     checks++;

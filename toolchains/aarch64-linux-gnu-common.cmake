@@ -12,7 +12,7 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 # Debian's arm64 cpu_features package installs its CMake config here.
 list(APPEND CMAKE_PREFIX_PATH /usr/lib/aarch64-linux-gnu/cmake)
 # The emulator: QEMU 10's qemu-aarch64, which scripts/deps.sh
-# (qmm_install_qemu10) unpacks from bookworm-backports into
+# (qmm_install_qemu10) builds with plugins from Debian's source into
 # /usr/local/lib/qmm-qemu10, when it is there; else the qemu-aarch64 on PATH
 # (Debian 12's qemu-user is QEMU 7.2, whose SME outer products are wrong and
 # which lacks the CPU models neoverse-v1 and neoverse-n2:

@@ -54,6 +54,7 @@
         .arch   armv8.2-a+sve
 
 #include "object_format.inc"
+#include "sve_store.inc"
 
 /* One A block into \a0 (rows 0-3), \a1 (rows 4-7) from x1 + \aoff bytes;
  * one B block into \b0, \b1 from x2 + \boff vectors. */
@@ -95,35 +96,14 @@
 /* Any strides: one row at x3 through the column offsets in z4-z7 (columns
  * 0..L/2-1, L/2..L-1, L..3L/2-1, 3L/2..2L-1), then x3 += rsc. */
 .macro STORE_ROW_SCATTER v0, v1
-    uunpklo z0.d, \v0\().s
-    uunpkhi z1.d, \v0\().s
-    uunpklo z2.d, \v1\().s
-    uunpkhi z3.d, \v1\().s
-    st1w    {z0.d}, p0, [x3, z4.d]
-    st1w    {z1.d}, p0, [x3, z5.d]
-    st1w    {z2.d}, p0, [x3, z6.d]
-    st1w    {z3.d}, p0, [x3, z7.d]
+    QMM_SVE_SCATTER_S32 \v0, x3, z4, z5, z0, z1
+    QMM_SVE_SCATTER_S32 \v1, x3, z6, z7, z2, z3
     add     x3, x3, x4
 .endm
 
 QMM_FUNCTION qmm_arm64_mmm_i8i32_8x2vl_sve_sdot_run
     ptrue   p0.b
-    mov     z16.s, #0
-    mov     z17.s, #0
-    mov     z18.s, #0
-    mov     z19.s, #0
-    mov     z20.s, #0
-    mov     z21.s, #0
-    mov     z22.s, #0
-    mov     z23.s, #0
-    mov     z24.s, #0
-    mov     z25.s, #0
-    mov     z26.s, #0
-    mov     z27.s, #0
-    mov     z28.s, #0
-    mov     z29.s, #0
-    mov     z30.s, #0
-    mov     z31.s, #0
+    QMM_SVE_ZERO_S z16, z17, z18, z19, z20, z21, z22, z23, z24, z25, z26, z27, z28, z29, z30, z31
     lsr     x7, x0, #4
     ubfx    x8, x0, #2, #2
     cbz     x7, 2f

@@ -26,15 +26,15 @@
  *            pair and element 2s+1 row 2i+1's
  *   p0       all true
  *   No callee-saved register (d8-d15) is touched.
- *   x7 = pairs of blocks (16 depths), x8 = a last single block (0 or 1).
+ *   x7 = groups of 4 blocks (32 depths), x8 = the blocks after them (0-3).
  *
  * Per block: 4 ld1rqb + 4 ld1b + 16 smmla, each smmla 32 MACs per segment:
  * 512 * S MACs.
  *
- * Instructions per MAC, main loop (2 blocks = 16 depths): 8 ld1rqb + 8 ld1b +
- * 32 smmla + add + addvl + subs + b.ne = 52 per 1024 * S MACs: 0.051 at 128
- * bits (the NEON SMMLA kernel: 0.043, which the selector keeps there), 0.025
- * at 256, 0.0127 at 512. Stores, row-major C: 16 uzp1/uzp2 + 16 st1w + 9 for
+ * Instructions per MAC, main loop (4 blocks = 32 depths): 16 ld1rqb + 16 ld1b
+ * + 64 smmla + add + addvl + subs + b.ne = 100 per 2048 * S MACs: 0.049 at
+ * 128 bits (the NEON SMMLA kernel: 0.043, which the selector keeps there),
+ * 0.024 at 256, 0.0122 at 512. Stores, row-major C: 16 uzp1/uzp2 + 16 st1w + 9 for
  * the row addresses per tile.
  *
  * Exactness: SMMLA adds eight exact int8 x int8 products into a 32-bit lane
@@ -43,6 +43,7 @@
         .arch   armv8.6-a+sve
 
 #include "object_format.inc"
+#include "sve_store.inc"
 
 /* One block of 8 depths: A at x1 + aoff bytes, B at x2 + boff vectors. */
 .macro MMLA_BLOCK aoff, boff
@@ -89,21 +90,13 @@
     add     x9, x9, x4
 .endm
 
-/* The same at any csc: each vector's 32-bit lanes widened to two halves of
- * 64-bit lanes and scattered with 64-bit element offsets j * csc (z6), the
- * halves vl/2 * csc elements apart (x11 bytes), the vectors vl * csc (x12). */
-.macro STORE_VECTOR_STRIDED z_row, base
-    uunpklo z4.d, \z_row\().s
-    uunpkhi z5.d, \z_row\().s
-    st1w    {z4.d}, p0, [\base, z6.d, lsl #2]
-    add     x13, \base, x11
-    st1w    {z5.d}, p0, [x13, z6.d, lsl #2]
-.endm
-
+/* The same at any csc: a row's columns at byte offsets j * csc * 4 from x9,
+ * its lanes in four quarters (z6, z7: the offsets of the first two; the
+ * second vector's, vl * csc * 4 bytes on, from x10). */
 .macro STORE_ROW_STRIDED z_lo, z_hi
-    STORE_VECTOR_STRIDED \z_lo, x9
+    QMM_SVE_SCATTER_S32 \z_lo, x9, z6, z7, z4, z5
     add     x10, x9, x12
-    STORE_VECTOR_STRIDED \z_hi, x10
+    QMM_SVE_SCATTER_S32 \z_hi, x10, z6, z7, z4, z5
     add     x9, x9, x4
 .endm
 
@@ -123,35 +116,28 @@
 
 QMM_FUNCTION qmm_arm64_mmm_i8i32_8x2vl_sve_smmla_run
     ptrue   p0.b
-    mov     z16.s, #0
-    mov     z17.s, #0
-    mov     z18.s, #0
-    mov     z19.s, #0
-    mov     z20.s, #0
-    mov     z21.s, #0
-    mov     z22.s, #0
-    mov     z23.s, #0
-    mov     z24.s, #0
-    mov     z25.s, #0
-    mov     z26.s, #0
-    mov     z27.s, #0
-    mov     z28.s, #0
-    mov     z29.s, #0
-    mov     z30.s, #0
-    mov     z31.s, #0
-    lsr     x7, x0, #4
-    ubfx    x8, x0, #3, #1
+    QMM_SVE_ZERO_S z16, z17, z18, z19, z20, z21, z22, z23, z24, z25, z26, z27, z28, z29, z30, z31
+    lsr     x7, x0, #5
+    ubfx    x8, x0, #3, #2
     cbz     x7, 2f
 
+    /* The pointers move once per 4 blocks, halfway: the blocks after read
+     * back from them (ld1rqb reaches -128..112 bytes, ld1b -8..7 vectors). */
 1:  MMLA_BLOCK 0, 0
     MMLA_BLOCK 64, 4
-    add     x1, x1, #128
-    addvl   x2, x2, #8
+    add     x1, x1, #256
+    addvl   x2, x2, #16
+    MMLA_BLOCK -128, -8
+    MMLA_BLOCK -64, -4
     subs    x7, x7, #1
     b.ne    1b
 
 2:  cbz     x8, 3f
-    MMLA_BLOCK 0, 0
+5:  MMLA_BLOCK 0, 0
+    add     x1, x1, #64
+    addvl   x2, x2, #4
+    subs    x8, x8, #1
+    b.ne    5b
 
 3:  lsl     x4, x4, #2              /* rsc in bytes */
     mov     x9, x3
@@ -160,10 +146,11 @@ QMM_FUNCTION qmm_arm64_mmm_i8i32_8x2vl_sve_smmla_run
     STORE_TILE CONTIGUOUS
     ret
 
-4:  index   z6.d, #0, x5            /* j * csc, 64-bit */
+4:  lsl     x5, x5, #2              /* csc in bytes */
     cntd    x11
-    mul     x11, x11, x5
-    lsl     x11, x11, #2            /* vl/2 columns, in bytes */
+    mul     x11, x11, x5            /* vl/2 columns, in bytes */
+    index   z6.d, #0, x5            /* j * csc * 4, 64-bit */
+    index   z7.d, x11, x5
     lsl     x12, x11, #1            /* vl columns */
     STORE_TILE STRIDED
     ret

@@ -38,20 +38,21 @@
  *   z0, z1, z4, z5   in the general store: unpacked sums, row offsets
  *   p0       all true
  *   Only z0-z5 and z16-z31: no callee-saved register (d8-d15) is touched.
- *   x7 = groups of 16 blocks (64 depths), x8 = the last blocks (0-15);
+ *   x7 = groups of 32 blocks (128 depths), x8 = the last blocks (0-31);
  *   main loop: x9 = byte offset into B running up to 0 (also the loop's
- *   count), x2, x10, x12, x13 = the 4 B bases (end of the groups + 0, 16,
- *   32, 48), x1 = A + 32V (so the 16 ld4w offsets, -32..28 VL, fit the
- *   immediate), x11 = 64V (A bytes of 16 blocks).
+ *   count), x2, x10, x12-x17 = the 8 B bases (end of the groups + 0, 16,
+ *   ..., 112), x1 = A + 32V (so each 16 blocks' ld4w offsets, -32..28 VL,
+ *   fit the immediate), x11 = 64V (A bytes of 16 blocks).
  *
  * Per block:  ld4w {zA0-zA3} + 4 sdot zacc_k.s, zA_k.b, zB.b[b]
  *
- * Instructions per MAC, main loop (16 blocks = 64 depths = 64V MACs):
- * 4 ld1rqb + 16 ld4w + 64 sdot + add + adds + b.ne = 87, that is 0.085/MAC
- * at V=16, 0.042 at V=32, 0.021 at V=64, 0.0053 at V=256 (the NEON SDOT 8x1:
- * 0.084). The last blocks: 8 at once (2 ld1rqb + 8 ld4w + 32 sdot + 2 addvl
- * + add), 4 at once (ld1rqb + 4 ld4w + 16 sdot + addvl + add), then one at a
- * time (ld1rw + ld4w + 4 sdot + addvl + add + subs + b.ne = 10 per 4V MACs).
+ * Instructions per MAC, main loop (32 blocks = 128 depths = 128V MACs):
+ * 8 ld1rqb + 32 ld4w + 128 sdot + 2 add + adds + b.ne = 172, that is
+ * 0.084/MAC at V=16, 0.042 at V=32, 0.021 at V=64, 0.0052 at V=256 (the NEON
+ * SDOT 8x1: 0.084). The last blocks: 16 at once (4 ld1rqb + 16 ld4w + 64
+ * sdot + 2 add), 8 (2 ld1rqb + 8 ld4w + 32 sdot + 2 addvl + add), 4
+ * (ld1rqb + 4 ld4w + 16 sdot + addvl + add), then one at a time (ld1rw +
+ * ld4w + 4 sdot + addvl + add + subs + b.ne = 10 per 4V MACs).
  * Each A byte is read once: the kernel runs at the speed of reading A.
  *
  * Stores (overwriting c[i*rsc]):
@@ -67,6 +68,7 @@
         .arch   armv8.2-a+sve
 
 #include "object_format.inc"
+#include "sve_store.inc"
 
 /* One A block from x1 + \off vectors: into z16-z19 (\set 0) or z20-z23 (1). */
 .macro LOAD_A set, off
@@ -96,42 +98,22 @@
 /* Any rsc: accumulator \acc (rows 4e+k, e < L) at x3 + z4 (e < L/2) and
  * x3 + z5 (e >= L/2), then x3 += rsc (the next k). */
 .macro STORE_SCATTER acc
-    uunpklo z0.d, \acc\().s
-    uunpkhi z1.d, \acc\().s
-    st1w    {z0.d}, p0, [x3, z4.d]
-    st1w    {z1.d}, p0, [x3, z5.d]
+    QMM_SVE_SCATTER_S32 \acc, x3, z4, z5, z0, z1
     add     x3, x3, x4
 .endm
 
-QMM_FUNCTION qmm_arm64_mmv_i8i32_4vlx1_sve_sdot_run
-    ptrue   p0.b
-    mov     z24.s, #0
-    mov     z25.s, #0
-    mov     z26.s, #0
-    mov     z27.s, #0
-    mov     z28.s, #0
-    mov     z29.s, #0
-    mov     z30.s, #0
-    mov     z31.s, #0
-    lsr     x7, x0, #6
-    ubfx    x8, x0, #2, #4
-    cbz     x7, 2f
-    /* B through one offset x9 that runs from -(64 * x7) up to 0 from the end
-     * of the groups: its add is the loop's count. */
-    add     x2, x2, x7, lsl #6
-    neg     x9, x7, lsl #6
-    add     x10, x2, #16
-    add     x12, x2, #32
-    add     x13, x2, #48
-    rdvl    x11, #16
-    add     x1, x1, x11, lsl #1             /* A + 32V */
-    lsl     x11, x11, #2                    /* 64V */
+/* B's 64 bytes for 16 blocks into z0-z3, from the four bases at offset x9. */
+.macro LOAD_B_16 b0, b1, b2, b3
+    ld1rqb  {z0.b}, p0/z, [\b0, x9]
+    ld1rqb  {z1.b}, p0/z, [\b1, x9]
+    ld1rqb  {z2.b}, p0/z, [\b2, x9]
+    ld1rqb  {z3.b}, p0/z, [\b3, x9]
+.endm
 
-1:  /* 16 blocks. */
-    ld1rqb  {z0.b}, p0/z, [x2, x9]
-    ld1rqb  {z1.b}, p0/z, [x10, x9]
-    ld1rqb  {z2.b}, p0/z, [x12, x9]
-    ld1rqb  {z3.b}, p0/z, [x13, x9]
+/* 16 blocks from x1 + 32V (A offsets -32..28 VL), B's 64 bytes in z0-z3:
+ * the two A sets alternate, each reloaded once its block's 4 sdot are
+ * issued. */
+.macro BLOCKS_16
     LOAD_A  0, -32
     LOAD_A  1, -28
     DOT_4VL 0, z0, 0
@@ -164,12 +146,50 @@ QMM_FUNCTION qmm_arm64_mmv_i8i32_4vlx1_sve_sdot_run
     LOAD_A  1, 28
     DOT_4VL 0, z3, 2
     DOT_4VL 1, z3, 3
-    add     x1, x1, x11
-    adds    x9, x9, #64
-    b.ne    1b
-    sub     x1, x1, x11, lsr #1             /* back from A + 32V */
+.endm
 
-2:  tbz     x8, #3, 3f
+QMM_FUNCTION qmm_arm64_mmv_i8i32_4vlx1_sve_sdot_run
+    ptrue   p0.b
+    QMM_SVE_ZERO_S z24, z25, z26, z27, z28, z29, z30, z31
+    rdvl    x11, #16
+    add     x1, x1, x11, lsl #1             /* A + 32V */
+    lsl     x11, x11, #2                    /* 64V: A bytes of 16 blocks */
+    lsr     x7, x0, #7
+    ubfx    x8, x0, #2, #5
+    cbz     x7, 2f
+    /* B through one offset x9 that runs from -(128 * x7) up to 0 from the
+     * end of the groups: its add is the loop's count. */
+    add     x2, x2, x7, lsl #7
+    neg     x9, x7, lsl #7
+    add     x10, x2, #16
+    add     x12, x2, #32
+    add     x13, x2, #48
+    add     x14, x2, #64
+    add     x15, x2, #80
+    add     x16, x2, #96
+    add     x17, x2, #112
+
+1:  /* 32 blocks. */
+    LOAD_B_16 x2, x10, x12, x13
+    BLOCKS_16
+    add     x1, x1, x11
+    LOAD_B_16 x14, x15, x16, x17
+    BLOCKS_16
+    add     x1, x1, x11
+    adds    x9, x9, #128
+    b.ne    1b
+
+2:  tbz     x8, #4, 8f
+    ld1rqb  {z0.b}, p0/z, [x2]
+    ld1rqb  {z1.b}, p0/z, [x2, #16]
+    ld1rqb  {z2.b}, p0/z, [x2, #32]
+    ld1rqb  {z3.b}, p0/z, [x2, #48]
+    BLOCKS_16
+    add     x1, x1, x11
+    add     x2, x2, #64
+
+8:  sub     x1, x1, x11, lsr #1             /* back from A + 32V */
+    tbz     x8, #3, 3f
     /* 8 blocks, from A + 16V (offsets -16..12 VL). */
     ld1rqb  {z0.b}, p0/z, [x2]
     ld1rqb  {z1.b}, p0/z, [x2, #16]
@@ -237,9 +257,6 @@ QMM_FUNCTION qmm_arm64_mmv_i8i32_4vlx1_sve_sdot_run
     STORE_SCATTER z24
     STORE_SCATTER z25
     STORE_SCATTER z26
-    uunpklo z0.d, z27.s
-    uunpkhi z1.d, z27.s
-    st1w    {z0.d}, p0, [x3, z4.d]
-    st1w    {z1.d}, p0, [x3, z5.d]
+    QMM_SVE_SCATTER_S32 z27, x3, z4, z5, z0, z1
     ret
 QMM_END_FUNCTION qmm_arm64_mmv_i8i32_4vlx1_sve_sdot_run

@@ -13,10 +13,14 @@
  *                         SVE SMMLA, NEON SMMLA, SVE SDOT, NEON SDOT, SMLAL:
  *                         at 128 bits NEON's over SVE's), on shapes that all
  *                         their tiles fit, and on small shapes where no
- *                         SVE or SME kernel runs; n == 1: the SVE GEMV from
- *                         512 bits or without dotprod, else the dotprod
- *                         GEMV, else the 64x1; one-shot single rows: SMMLA's
- *                         partial rows, else the GEMV on the transpose; each
+ *                         SVE or SME kernel runs; n == 1 on plans: the SVE
+ *                         GEMV from 256 bits or without dotprod, else the
+ *                         dotprod GEMV, else the 64x1; n == 1 one-shot, where
+ *                         A is packed for one use: the dotprod GEMV (A read
+ *                         in place), else the SVE GEMV, else the portable 4x1
+ *                         (also in place) over the 64x1; one-shot single
+ *                         rows: SMMLA's partial rows, else the GEMV on the
+ *                         transpose; each
  *                         kernel's tile at the vector length, and the
  *                         kernels a CPU lacks listed as unsupported
  *     dotprod-disable     QMM_DOTPROD_DISABLE=1: SMLAL and the 64x1 even with
@@ -235,14 +239,22 @@ static void registry(tiers use)
  * SME's two dimensions). */
 typedef struct candidate {
     const char *name;
-    unsigned rank;
+    double rank;
     int usable;
 } candidate;
+
+/* A GEMV kernel's rank on a one-shot call, which packs A for one use: its
+ * time per MAC plus its packer's per byte, both as 1/rank (the packers' ranks
+ * in dispatch/select.c: i8_k1 9, i8_k4 21). */
+static double packing_a(double rank, double packer)
+{
+    return 1.0 / (1.0 / rank + 1.0 / packer);
+}
 
 static const char *best(const candidate *c, size_t count)
 {
     const char *name = GENERIC;
-    unsigned rank = 0;
+    double rank = 0;
     for (size_t i = 0; i < count; i++)
         if (c[i].usable && c[i].rank > rank) {
             rank = c[i].rank;
@@ -266,6 +278,19 @@ static void expect_choice(size_t m, size_t n, const char *want)
     checks++;
 }
 
+/* The same for a one-shot call (qmm_i8_i32 and the other plan-less calls). */
+static void expect_call(size_t m, size_t n, const char *want)
+{
+    const qmm_kernel *k = NULL;
+    int transposed = 0;
+    qmm_status st = qmm_choose_for_call(m, n, &k, &transposed);
+    const char *got = st == QMM_OK ? k->name : qmm_status_str(st);
+    CHECK(strcmp(got, want) == 0 && !transposed, "one-shot m=%zu n=%zu: chose %s%s, expected %s",
+          m, n, got, transposed ? " (transposed)" : "", want);
+    printf("one-shot m=%zu n=%zu -> %s\n", m, n, got);
+    checks++;
+}
+
 static void selection(tiers use)
 {
     const unsigned v = sve_segments(use), z = sme_segments(use);
@@ -281,10 +306,17 @@ static void selection(tiers use)
         {GENERIC_GEMV, 10, 1},
         {GEMV, 14, use.neon},
         {GEMV_SDOT, 60, dotprod_built && use.dotprod},
-        {GEMV_SVE, 29 * v, sve_built && use.sve},
+        {GEMV_SVE, 52 * v, sve_built && use.sve},
+    };
+    const candidate one_shot_gemvs[] = {
+        {GENERIC_GEMV, 10, 1},
+        {GEMV, packing_a(14, 9), use.neon},
+        {GEMV_SDOT, 60, dotprod_built && use.dotprod},
+        {GEMV_SVE, packing_a(52 * v, 21), sve_built && use.sve},
     };
     const char *matrix = best(matrices, sizeof matrices / sizeof matrices[0]);
     const char *gemv = best(gemvs, sizeof gemvs / sizeof gemvs[0]);
+    const char *one_shot_gemv = best(one_shot_gemvs, sizeof one_shot_gemvs / sizeof one_shot_gemvs[0]);
     /* Tiles that grow with the vector make small shapes mostly padding, which
      * the selector weighs: those shapes are checked where no such kernel runs
      * (what the NEON kernels always chose), the others on shapes that every
@@ -300,6 +332,8 @@ static void selection(tiers use)
     expect_choice(256, QMM_N_SYMBOLIC, matrix);
     expect_choice(256, 1, gemv);
     expect_choice(1024, 1, gemv);
+    expect_call(1024, 1, one_shot_gemv);
+    expect_call(384, 1, one_shot_gemv);
 
     /* The one-shot single-row rule (a matrix kernel with partial rows computes
      * just the row: NEON's SMMLA, whatever kernel wins the matrices; else a

@@ -8,13 +8,12 @@
 #     mode must agree with the per-block mode.
 #
 #   test-plugin.sh --qemu "..." --plugin libicount.so --bench qmm-bench \
-#       --fakeclock libfakeclock.so [--cpu max,sme=off]
+#       --fakeclock libfakeclock.so [--cpu CPU]
 #     qmm-bench on a small shape, with the deterministic clock: two identical
 #     runs count the same, one more call adds a positive count, and the same
 #     count again for the call after it (within 256 + 0.1%: the bench sorts its
 #     times, malloc's state moves); both counting modes agree. The bench
-#     checks its results too: under QEMU 7.2, whose SME outer products are
-#     wrong, on a CPU without SME (tools/qemu-icount/CMakeLists.txt).
+#     checks its results too.
 #
 # --cpu CPU is QEMU's -cpu, a model and its properties after commas
 # (default: max).
@@ -39,12 +38,14 @@ done
 # resolved first, as env -i clears PATH.
 read -r qemu_bin qemu_args <<<"$qemu"
 qemu_path=$(command -v "$qemu_bin") || { echo "test-plugin.sh: $qemu_bin not found" >&2; exit 2; }
-qemu="env -i $qemu_path ${qemu_args:-}"
-# QEMU 10 from bookworm-backports (the aarch64 tests' emulator) is built
-# without plugins: say so rather than count nothing.
+# setarch -R, as tools/icount-report runs it: without the host's address
+# randomization the guest's layout, and so the counts, are the same each run.
+qemu="env -i setarch -R $qemu_path ${qemu_args:-}"
+# A static QEMU (bookworm-backports') loads no plugin: say so rather than
+# count nothing.
 qemu_help=$("$qemu_path" -h 2>/dev/null || true)
 [[ $qemu_help == *$'\n-plugin '* ]] ||
-    { echo "test-plugin.sh: $qemu_path cannot load TCG plugins (Debian 12's qemu-user can)" >&2; exit 2; }
+    { echo "test-plugin.sh: $qemu_path cannot load TCG plugins (scripts/deps.sh builds one that can)" >&2; exit 2; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
