@@ -139,7 +139,6 @@ SOURCES
     read -r uri file _ hash <<<"$line"
     uri=${uri//\'/}
     tmp=$(mktemp -d)
-    chmod 755 "$tmp"  # apt's download user writes there
     echo "qmm: building qemu-aarch64 with plugins from $file into $QMM_QEMU10" >&2
     /usr/lib/apt/apt-helper download-file "$uri" "$tmp/$file" "$hash"
     tar -xJf "$tmp/$file" -C "$tmp"

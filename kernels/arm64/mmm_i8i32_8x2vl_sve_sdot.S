@@ -86,13 +86,6 @@
     sdot    z31.s, \b1\().b, \a1\().b[3]
 .endm
 
-/* Row-major row (csc == 1): columns 0..2L-1 of one row at x3, then x3 += rsc. */
-.macro STORE_ROW_CONTIGUOUS v0, v1
-    st1w    {\v0\().s}, p0, [x3]
-    st1w    {\v1\().s}, p0, [x3, #1, mul vl]
-    add     x3, x3, x4
-.endm
-
 /* Any strides: one row at x3 through the column offsets in z4-z7 (columns
  * 0..L/2-1, L/2..L-1, L..3L/2-1, 3L/2..2L-1), then x3 += rsc. */
 .macro STORE_ROW_SCATTER v0, v1
@@ -136,13 +129,13 @@ QMM_FUNCTION qmm_arm64_mmm_i8i32_8x2vl_sve_sdot_run
     cmp     x5, #1
     b.ne    5f
     /* Row-major: each row is two contiguous vectors. */
-    STORE_ROW_CONTIGUOUS z16, z17
-    STORE_ROW_CONTIGUOUS z18, z19
-    STORE_ROW_CONTIGUOUS z20, z21
-    STORE_ROW_CONTIGUOUS z22, z23
-    STORE_ROW_CONTIGUOUS z24, z25
-    STORE_ROW_CONTIGUOUS z26, z27
-    STORE_ROW_CONTIGUOUS z28, z29
+    QMM_SVE_STORE_ROW z16, z17, x3, x4
+    QMM_SVE_STORE_ROW z18, z19, x3, x4
+    QMM_SVE_STORE_ROW z20, z21, x3, x4
+    QMM_SVE_STORE_ROW z22, z23, x3, x4
+    QMM_SVE_STORE_ROW z24, z25, x3, x4
+    QMM_SVE_STORE_ROW z26, z27, x3, x4
+    QMM_SVE_STORE_ROW z28, z29, x3, x4
     st1w    {z30.s}, p0, [x3]
     st1w    {z31.s}, p0, [x3, #1, mul vl]
     ret

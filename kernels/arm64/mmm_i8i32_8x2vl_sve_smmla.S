@@ -85,9 +85,7 @@
 /* A row held in z_lo (columns [0, vl)) and z_hi (columns [vl, 2vl)) at x9,
  * csc == 1. */
 .macro STORE_ROW_CONTIGUOUS z_lo, z_hi
-    st1w    {\z_lo\().s}, p0, [x9]
-    st1w    {\z_hi\().s}, p0, [x9, #1, mul vl]
-    add     x9, x9, x4
+    QMM_SVE_STORE_ROW \z_lo, \z_hi, x9, x4
 .endm
 
 /* The same at any csc: a row's columns at byte offsets j * csc * 4 from x9,
