@@ -1,0 +1,110 @@
+#include "attention.h"
+
+#include <string.h>
+
+#include "float_ops.h"
+
+/* The score and value products in register blocks: BLOCK_ROWS queries at a
+ * time against BLOCK_COLS keys (scores) or head dimensions (values), every
+ * output a sum over the shared dimension in index order, started from zero.
+ * The accumulators are vectors of BLOCK_COLS floats (GCC's and clang's
+ * vector extension: element-wise operations, lowered to whatever width the
+ * clone has), so that they stay in registers without changing a single
+ * sum's order. */
+enum { BLOCK_ROWS = 4, BLOCK_COLS = 16 };
+typedef float block_vector __attribute__((vector_size(BLOCK_COLS * sizeof(float))));
+
+/* Not a function: a 64-byte vector return would change the ABI with width. */
+#define LOAD_VECTOR(v, p) memcpy(&(v), (p), sizeof(v))
+
+static size_t round_up(size_t n, size_t to)
+{
+    return (n + to - 1) / to * to;
+}
+
+size_t attention_scratch_floats(size_t len, size_t head_size)
+{
+    return (head_size + BLOCK_ROWS) * round_up(len, BLOCK_COLS) + head_size;
+}
+
+/* kt (head_size x ldk): the keys transposed, zero past len. */
+FLOAT_CLONES static void transpose_keys(const float *k, size_t ld, size_t len, size_t head_size,
+                                        float *kt, size_t ldk)
+{
+    for (size_t d = 0; d < head_size; d++) {
+        float *row = kt + d * ldk;
+        for (size_t j = 0; j < len; j++)
+            row[j] = k[j * ld + d];
+        for (size_t j = len; j < ldk; j++)
+            row[j] = 0.0f;
+    }
+}
+
+/* s (BLOCK_ROWS x lds) = q (BLOCK_ROWS rows, given by pointer) . kt, then
+ * times scale. */
+FLOAT_CLONES static void scores_block(const float *const *q, const float *kt, size_t ldk,
+                                      size_t head_size, float scale, float *s, size_t lds)
+{
+    for (size_t j0 = 0; j0 < ldk; j0 += BLOCK_COLS) {
+        block_vector acc[BLOCK_ROWS] = {{0}};
+        for (size_t d = 0; d < head_size; d++) {
+            block_vector kd;
+            LOAD_VECTOR(kd, kt + d * ldk + j0);
+            for (int r = 0; r < BLOCK_ROWS; r++)
+                acc[r] += q[r][d] * kd;
+        }
+        for (int r = 0; r < BLOCK_ROWS; r++) {
+            block_vector scaled = acc[r] * scale;
+            memcpy(s + r * lds + j0, &scaled, sizeof scaled);
+        }
+    }
+}
+
+/* out rows (by pointer, head_size wide) = p (BLOCK_ROWS x lds, len used) . v. */
+FLOAT_CLONES static void values_block(const float *p, size_t lds, const float *v, size_t ld,
+                                      size_t len, size_t head_size, float *const *out)
+{
+    size_t c0 = 0;
+    for (; c0 + BLOCK_COLS <= head_size; c0 += BLOCK_COLS) {
+        block_vector acc[BLOCK_ROWS] = {{0}};
+        for (size_t j = 0; j < len; j++) {
+            block_vector vj;
+            LOAD_VECTOR(vj, v + j * ld + c0);
+            for (int r = 0; r < BLOCK_ROWS; r++)
+                acc[r] += p[r * lds + j] * vj;
+        }
+        for (int r = 0; r < BLOCK_ROWS; r++)
+            memcpy(out[r] + c0, &acc[r], sizeof acc[r]);
+    }
+    for (; c0 < head_size; c0++) {
+        for (int r = 0; r < BLOCK_ROWS; r++) {
+            float acc = 0.0f;
+            for (size_t j = 0; j < len; j++)
+                acc += p[r * lds + j] * v[j * ld + c0];
+            out[r][c0] = acc;
+        }
+    }
+}
+
+void attention_rows(const float *q, size_t rows, const float *k, const float *v, size_t ld,
+                    size_t len, size_t head_size, float scale, float *context, size_t ldc,
+                    float *scratch)
+{
+    size_t ldk = round_up(len, BLOCK_COLS);
+    float *kt = scratch, *s = kt + head_size * ldk, *dropped = s + BLOCK_ROWS * ldk;
+    transpose_keys(k, ld, len, head_size, kt, ldk);
+    for (size_t i0 = 0; i0 < rows; i0 += BLOCK_ROWS) {
+        /* A short last block repeats its last row, whose result is dropped. */
+        const float *qr[BLOCK_ROWS];
+        float *out[BLOCK_ROWS];
+        for (int r = 0; r < BLOCK_ROWS; r++) {
+            size_t i = i0 + (size_t)r < rows ? i0 + (size_t)r : rows - 1;
+            qr[r] = q + i * ld;
+            out[r] = i0 + (size_t)r < rows ? context + i * ldc : dropped;
+        }
+        scores_block(qr, kt, ldk, head_size, scale, s, ldk);
+        for (int r = 0; r < BLOCK_ROWS; r++)
+            float_softmax(s + (size_t)r * ldk, len);
+        values_block(s, ldk, v, ld, len, head_size, out);
+    }
+}

@@ -1,0 +1,97 @@
+/*
+ * The encoder's float arithmetic, the same bits on every CPU: each operation
+ * rounded on its own (these files build with -ffp-contract=off), reductions
+ * in a fixed order of FLOAT_LANES partial sums whatever the vector width the
+ * compiler picks, and exp and erf written here rather than taken from libm,
+ * whose results differ between libraries and versions.
+ */
+#ifndef QMM_ENCODER_FLOAT_OPS_H
+#define QMM_ENCODER_FLOAT_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Partial sums of a reduction: element i goes to lane i % FLOAT_LANES, the
+ * lanes are then added pairwise. A constant, not the machine's width. */
+enum { FLOAT_LANES = 16 };
+
+/* The hot loops again for wider x86 vectors, chosen at load time (ifunc):
+ * the same operations in the same order, only more of them at once. */
+#if defined(__x86_64__) && defined(__ELF__) && defined(__GNUC__) && !defined(__APPLE__)
+#define FLOAT_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define FLOAT_CLONES
+#endif
+
+static inline float float_from_bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* e^x within about 1 ulp for x in [-87, 88] (clamped to it outside, where
+ * the encoder never goes): x = n ln2 + r with |r| <= ln2/2 (Cody and Waite's
+ * two-part ln2), e^r by its Taylor series to r^7, times 2^n made from bits. */
+static inline float float_exp(float x)
+{
+    x = x < -87.0f ? -87.0f : x > 88.0f ? 88.0f : x;
+    /* n = round(x / ln2), ties to even, by the 1.5 * 2^23 trick: exact here. */
+    float n = (x * 1.44269504f + 12582912.0f) - 12582912.0f;
+    float r = x - n * 0.693145752f;
+    r = r - n * 1.42860677e-6f;
+    float p = 1.98412698e-4f;
+    p = p * r + 1.38888889e-3f;
+    p = p * r + 8.33333333e-3f;
+    p = p * r + 4.16666667e-2f;
+    p = p * r + 1.66666667e-1f;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    return p * float_from_bits((uint32_t)((int32_t)n + 127) << 23);
+}
+
+/* erf(x) by Abramowitz and Stegun 7.1.26: absolute error at most 1.5e-7. */
+static inline float float_erf(float x)
+{
+    float a = x < 0.0f ? -x : x;
+    float t = 1.0f / (1.0f + 0.3275911f * a);
+    float p = 1.061405429f;
+    p = p * t - 1.453152027f;
+    p = p * t + 1.421413741f;
+    p = p * t - 0.284496736f;
+    p = p * t + 0.254829592f;
+    float y = 1.0f - (p * t) * float_exp(-(a * a));
+    return x < 0.0f ? -y : y;
+}
+
+/* *lo and *hi: the least and greatest of x[0 .. n), n >= 1. */
+void float_range(const float *x, size_t n, float *lo, float *hi);
+
+/* The sum of x[0 .. n) in the fixed order above. */
+float float_sum(const float *x, size_t n);
+
+/* The sum of (x[i] - mean)^2 in float_sum's order. */
+float float_sum_squares(const float *x, size_t n, float mean);
+
+/* x[i] = gelu(x[i]) = (x (erf(x / sqrt 2) + 1)) / 2, for n elements. */
+void float_gelu(float *x, size_t n);
+
+/* x = softmax(x) over n elements. */
+void float_softmax(float *x, size_t n);
+
+/* x = LayerNorm(x + add) over n elements (add NULL: LayerNorm(x)): (v - mean) / sqrt(var + eps) * w + b,
+ * mean and var (the biased one) by float_sum's order. */
+void float_add_layer_norm(float *x, const float *add, size_t n, const float *w, const float *b,
+                          float eps);
+
+/* y[j] += s * x[j] for n elements; inline, so that it takes the vector
+ * width of the clone that calls it. */
+static inline void float_axpy(float *y, float s, const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] += s * x[i];
+}
+
+#endif
