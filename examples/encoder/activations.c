@@ -34,7 +34,8 @@ encoder_status encoder_reserve(activations *a, const encoder_config *c, size_t t
         threads = a->threads;
     encoder_free_activations(a);
     size_t h = c->hidden, f = c->ffn, wide = f > h ? f : h, len = c->max_positions;
-    /* Each thread's scratch starts on its own cache line. */
+    /* One scratch area per attention task (at most threads + heads of them:
+     * forward.c), each on cache lines of its own. */
     size_t stride = (attention_scratch_floats(len, h / c->heads) + 15) / 16 * 16;
     a->x = malloc(tokens * h * sizeof(float));
     a->qkv = malloc(tokens * 3 * h * sizeof(float));
@@ -48,9 +49,10 @@ encoder_status encoder_reserve(activations *a, const encoder_config *c, size_t t
     a->row_hi = malloc(tokens * sizeof(float));
     a->sequence_of = malloc(tokens * sizeof(uint32_t));
     a->position_of = malloc(tokens * sizeof(uint32_t));
-    a->scratch = aligned_alloc(64, threads * stride * sizeof(float));
+    a->scratch = aligned_alloc(64, (threads + c->heads) * stride * sizeof(float));
     if (!a->x || !a->qkv || !a->context || !a->wide || !a->product || !a->quantized ||
-        !a->row_scales || !a->row_zero_points || !a->row_lo || !a->row_hi || !a->sequence_of || !a->position_of ||
+        !a->row_scales || !a->row_zero_points || !a->row_lo || !a->row_hi || !a->sequence_of ||
+        !a->position_of ||
         !a->scratch) {
         encoder_free_activations(a);
         return ENCODER_ERR_NOMEM;

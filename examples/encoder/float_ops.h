@@ -17,8 +17,18 @@
 enum { FLOAT_LANES = 16 };
 
 /* The hot loops again for wider x86 vectors, chosen at load time (ifunc):
- * the same operations in the same order, only more of them at once. */
-#if defined(__x86_64__) && defined(__ELF__) && defined(__GNUC__) && !defined(__APPLE__)
+ * the same operations in the same order, only more of them at once. Not
+ * under the sanitizers, whose instrumented resolvers would run before their
+ * run-times start. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define FLOAT_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define FLOAT_SANITIZED 1
+#endif
+#if defined(__x86_64__) && defined(__ELF__) && defined(__GNUC__) && !defined(FLOAT_SANITIZED)
 #define FLOAT_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define FLOAT_CLONES
@@ -81,8 +91,9 @@ void float_gelu(float *x, size_t n);
 /* x = softmax(x) over n elements. */
 void float_softmax(float *x, size_t n);
 
-/* x = LayerNorm(x + add) over n elements (add NULL: LayerNorm(x)): (v - mean) / sqrt(var + eps) * w + b,
- * mean and var (the biased one) by float_sum's order. */
+/* x = LayerNorm(x + add) over n elements (add NULL: LayerNorm(x)):
+ * (v - mean) / sqrt(var + eps) * w + b, mean and var (the biased one) by
+ * float_sum's order. */
 void float_add_layer_norm(float *x, const float *add, size_t n, const float *w, const float *b,
                           float eps);
 

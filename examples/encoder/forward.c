@@ -1,9 +1,10 @@
 /* One pass of the encoder over a batch of unpadded sequences, the tokens of
  * all of them as the rows of every weight product. The float parts run on
- * qmm's thread count through OpenMP, between qmm's calls (never beside them),
- * each row or (sequence, head, query block) a task of its own: no result
- * depends on which thread computed it. */
+ * qmm's thread count (parallel.c), between qmm's calls (never beside them),
+ * in tasks of whole rows or (sequence, head, query block): no result depends
+ * on which thread computed it. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -11,33 +12,36 @@
 #include "attention.h"
 #include "float_ops.h"
 #include "model.h"
-
-#ifdef _OPENMP
-#include <omp.h>
-#define ENCODER_PRAGMA(x) _Pragma(#x)
-#define PARALLEL_FOR ENCODER_PRAGMA(omp parallel for schedule(static) num_threads(nt))
-#define PARALLEL_FOR_ANY(flag) \
-    ENCODER_PRAGMA(omp parallel for schedule(static) num_threads(nt) reduction(| : flag))
-static size_t thread_index(void)
-{
-    return (size_t)omp_get_thread_num();
-}
-#else
-#define PARALLEL_FOR (void)nt;
-#define PARALLEL_FOR_ANY(flag) (void)nt;
-static size_t thread_index(void)
-{
-    return 0;
-}
-#endif
-
+#include "parallel.h"
 
 typedef struct batch {
     size_t count, tokens;
     const size_t *offsets;   /* offsets[s] - offsets[0]: sequence s's first token */
     const int32_t *ids;      /* from offsets[0] */
-    int nt;
+    size_t threads;
 } batch;
+
+/* What a parallel step's tasks share; each step reads the fields it needs. */
+typedef struct step {
+    encoder *e;
+    const batch *b;
+    size_t tasks;
+    const float *src;          /* quantize: the rows, cols wide */
+    size_t cols;
+    const layer_norm *norm;    /* add_layer_norm */
+    size_t sequence, blocks, block;  /* attention: the sequence, its query blocks */
+    float *out;                /* pool */
+    atomic_int failed;
+} step;
+
+/* Row tasks: as many as threads, each a contiguous range of rows. */
+static void run_rows(encoder *e, const batch *b, qmm_task_fn *task, step *s)
+{
+    s->e = e;
+    s->b = b;
+    s->tasks = b->threads;
+    encoder_parallel_for(b->threads, s->tasks, task, s);
+}
 
 static double seconds(void)
 {
@@ -72,72 +76,135 @@ static void add_table_row(const embedding_table *t, size_t r, float *out, int ac
 
 /* x = LayerNorm((word + token type) + position), the order of the exported
  * graph's additions. */
+static void embed_task(void *context, size_t task)
+{
+    step *st = context;
+    encoder *e = st->e;
+    const activations *a = &e->act;
+    size_t h = e->config.hidden, t0, t1;
+    encoder_task_range(task, st->tasks, st->b->tokens, &t0, &t1);
+    for (size_t t = t0; t < t1; t++) {
+        float *x = a->x + t * h;
+        add_table_row(&e->word, (size_t)st->b->ids[t], x, 0);
+        add_table_row(&e->token_type, 0, x, 1);
+        add_table_row(&e->position, a->position_of[t], x, 1);
+        float_add_layer_norm(x, NULL, h, e->embedding_norm.weight, e->embedding_norm.bias,
+                             e->config.layer_norm_eps);
+    }
+}
+
 static void embed_tokens(encoder *e, const batch *b)
 {
-    const encoder_config *c = &e->config;
     activations *a = &e->act;
-    size_t h = c->hidden;
-    int nt = b->nt;
     for (size_t s = 0; s < b->count; s++) {
         for (size_t t = first_token(b, s); t < first_token(b, s + 1); t++) {
             a->sequence_of[t] = (uint32_t)s;
             a->position_of[t] = (uint32_t)(t - first_token(b, s));
         }
     }
-    PARALLEL_FOR
-    for (size_t t = 0; t < b->tokens; t++) {
-        float *x = a->x + t * h;
-        add_table_row(&e->word, (size_t)b->ids[t], x, 0);
-        add_table_row(&e->token_type, 0, x, 1);
-        add_table_row(&e->position, a->position_of[t], x, 1);
-        float_add_layer_norm(x, NULL, h, e->embedding_norm.weight, e->embedding_norm.bias,
-                             c->layer_norm_eps);
-    }
+    step st = {0};
+    run_rows(e, b, embed_task, &st);
 }
 
-/* The rows of src (tokens x cols) to uint8 as DynamicQuantizeLinear does,
- * one scale and zero point per sequence: its range from the rows' least and
+/* Activations to uint8 as DynamicQuantizeLinear does, one scale and zero
+ * point per token or per sequence: the range of its rows from their least and
  * greatest values (exact in any order), the parameters by qmm's asymmetric
  * quantization of that range (the same formula over the same two extremes),
  * the values by qmm_quantize_f32 with them. */
-static encoder_status quantize_rows(encoder *e, const batch *b, const float *src, size_t cols)
+static int parameters_of(float lo, float hi, float *scale, int32_t *zero_point)
+{
+    const float range[2] = {lo, hi};
+    uint8_t q[2];
+    return qmm_quantize_asymmetric_f32(1, 2, range, 2, QMM_PER_MATRIX, QMM_TYPE_U8, q, 2, scale,
+                                       zero_point) == QMM_OK;
+}
+
+static int quantize_row(activations *a, size_t t, const float *src, size_t cols)
+{
+    uint8_t *q = a->quantized + t * cols;
+    /* Zeros alone: scale 0, every value the zero point. */
+    if (a->row_scales[t] == 0.0f) {
+        memset(q, a->row_zero_points[t], cols);
+        return 1;
+    }
+    return qmm_quantize_f32(1, cols, src + t * cols, cols, QMM_PER_MATRIX, &a->row_scales[t],
+                            &a->row_zero_points[t], QMM_TYPE_U8, q, cols) == QMM_OK;
+}
+
+/* Per token: each row's range, parameters and values at once. */
+static void quantize_tokens_task(void *context, size_t task)
+{
+    step *st = context;
+    activations *a = &st->e->act;
+    size_t t0, t1;
+    int ok = 1;
+    encoder_task_range(task, st->tasks, st->b->tokens, &t0, &t1);
+    for (size_t t = t0; t < t1; t++) {
+        float lo, hi;
+        float_range(st->src + t * st->cols, st->cols, &lo, &hi);
+        ok &= parameters_of(lo, hi, &a->row_scales[t], &a->row_zero_points[t]);
+        ok &= quantize_row(a, t, st->src, st->cols);
+    }
+    if (!ok)
+        atomic_store(&st->failed, 1);
+}
+
+static void ranges_task(void *context, size_t task)
+{
+    step *st = context;
+    activations *a = &st->e->act;
+    size_t t0, t1;
+    encoder_task_range(task, st->tasks, st->b->tokens, &t0, &t1);
+    for (size_t t = t0; t < t1; t++)
+        float_range(st->src + t * st->cols, st->cols, &a->row_lo[t], &a->row_hi[t]);
+}
+
+static void quantize_rows_task(void *context, size_t task)
+{
+    step *st = context;
+    size_t t0, t1;
+    int ok = 1;
+    encoder_task_range(task, st->tasks, st->b->tokens, &t0, &t1);
+    for (size_t t = t0; t < t1; t++)
+        ok &= quantize_row(&st->e->act, t, st->src, st->cols);
+    if (!ok)
+        atomic_store(&st->failed, 1);
+}
+
+/* Per sequence: the rows' ranges, then each sequence's parameters from its
+ * rows', then the values. */
+static int quantize_sequences(encoder *e, const batch *b, step *st)
 {
     activations *a = &e->act;
-    int nt = b->nt, failed = 0;
-    PARALLEL_FOR
-    for (size_t t = 0; t < b->tokens; t++)
-        float_range(src + t * cols, cols, &a->row_lo[t], &a->row_hi[t]);
-    for (size_t s = 0; s < b->count && !failed; s++) {
+    run_rows(e, b, ranges_task, st);
+    for (size_t s = 0; s < b->count; s++) {
         size_t t0 = first_token(b, s), t1 = first_token(b, s + 1);
-        float range[2] = {a->row_lo[t0], a->row_hi[t0]};
-        for (size_t t = t0 + 1; t < t1; t++) {
-            range[0] = a->row_lo[t] < range[0] ? a->row_lo[t] : range[0];
-            range[1] = a->row_hi[t] > range[1] ? a->row_hi[t] : range[1];
-        }
-        uint8_t q[2];
-        float scale;
+        float lo = a->row_lo[t0], hi = a->row_hi[t0], scale;
         int32_t zp;
-        failed = qmm_quantize_asymmetric_f32(1, 2, range, 2, QMM_PER_MATRIX, QMM_TYPE_U8, q, 2,
-                                             &scale, &zp) != QMM_OK;
+        for (size_t t = t0 + 1; t < t1; t++) {
+            lo = a->row_lo[t] < lo ? a->row_lo[t] : lo;
+            hi = a->row_hi[t] > hi ? a->row_hi[t] : hi;
+        }
+        if (!parameters_of(lo, hi, &scale, &zp))
+            return 0;
         for (size_t t = t0; t < t1; t++) {
             a->row_scales[t] = scale;
             a->row_zero_points[t] = zp;
         }
     }
-    if (failed)
-        return ENCODER_ERR_QMM;
-    PARALLEL_FOR_ANY(failed)
-    for (size_t t = 0; t < b->tokens; t++) {
-        uint8_t *q = a->quantized + t * cols;
-        /* A sequence of zeros: scale 0, every value the zero point. */
-        if (a->row_scales[t] == 0.0f)
-            memset(q, a->row_zero_points[t], cols);
-        else
-            failed |= qmm_quantize_f32(1, cols, src + t * cols, cols, QMM_PER_MATRIX,
-                                       &a->row_scales[t], &a->row_zero_points[t], QMM_TYPE_U8,
-                                       q, cols) != QMM_OK;
-    }
-    return failed ? ENCODER_ERR_QMM : ENCODER_OK;
+    run_rows(e, b, quantize_rows_task, st);
+    return !atomic_load(&st->failed);
+}
+
+/* The rows of src (tokens x cols) into e->act.quantized and the rows'
+ * scales and zero points. */
+static encoder_status quantize_rows(encoder *e, const batch *b, const float *src, size_t cols)
+{
+    step st = {.src = src, .cols = cols};
+    if (e->activations == ENCODER_ACTIVATIONS_PER_SEQUENCE)
+        return quantize_sequences(e, b, &st) ? ENCODER_OK : ENCODER_ERR_QMM;
+    run_rows(e, b, quantize_tokens_task, &st);
+    return atomic_load(&st.failed) ? ENCODER_ERR_QMM : ENCODER_OK;
 }
 
 /* out = dequantize(quantized . W) + bias: the product and its float stage
@@ -172,54 +239,68 @@ static encoder_status product(encoder *e, const batch *b, const float *src,
     return st;
 }
 
+/* Task (head, query block) of one sequence, with a scratch area of its own. */
+static void attention_task(void *context, size_t task)
+{
+    step *st = context;
+    const encoder_config *c = &st->e->config;
+    activations *a = &st->e->act;
+    size_t h = c->hidden, dh = h / c->heads, ld = 3 * h;
+    size_t t0 = first_token(st->b, st->sequence), len = first_token(st->b, st->sequence + 1) - t0;
+    size_t head = task / st->blocks, i0 = task % st->blocks * st->block;
+    size_t rows = len - i0 < st->block ? len - i0 : st->block;
+    const float *q = a->qkv + t0 * ld + head * dh;
+    attention_rows(q + i0 * ld, rows, q + h, q + 2 * h, ld, len, dh, 1.0f / sqrtf((float)dh),
+                   a->context + (t0 + i0) * h + head * dh, h,
+                   a->scratch + task * a->scratch_stride);
+}
+
 static void attention(encoder *e, const batch *b)
 {
-    const encoder_config *c = &e->config;
-    activations *a = &e->act;
-    size_t h = c->hidden, heads = c->heads, dh = h / heads, ld = 3 * h;
-    float scale = 1.0f / sqrtf((float)dh);
-    int nt = b->nt;
+    size_t heads = e->config.heads;
     for (size_t s = 0; s < b->count; s++) {
-        size_t t0 = first_token(b, s), len = first_token(b, s + 1) - t0;
+        size_t len = first_token(b, s + 1) - first_token(b, s);
         /* A head's queries split in blocks only where the heads alone leave
          * threads idle: each task transposes its head's keys. */
-        size_t blocks = ((size_t)nt + heads - 1) / heads, most = (len + 3) / 4;
+        size_t blocks = (b->threads + heads - 1) / heads, most = (len + 3) / 4;
         blocks = blocks < most ? blocks : most;
         size_t block = ((len + blocks - 1) / blocks + 3) / 4 * 4;
-        blocks = (len + block - 1) / block;
-        const float *qkv = a->qkv + t0 * ld;
-        float *context = a->context + t0 * h;
-        PARALLEL_FOR
-        for (size_t task = 0; task < heads * blocks; task++) {
-            size_t head = task / blocks, i0 = task % blocks * block;
-            size_t rows = len - i0 < block ? len - i0 : block;
-            const float *q = qkv + head * dh;
-            attention_rows(q + i0 * ld, rows, q + h, q + 2 * h, ld, len, dh, scale,
-                           context + i0 * h + head * dh, h,
-                           a->scratch + thread_index() * a->scratch_stride);
-        }
+        step st = {.e = e, .b = b, .sequence = s, .block = block,
+                   .blocks = (len + block - 1) / block};
+        st.tasks = heads * st.blocks;
+        encoder_parallel_for(b->threads, st.tasks, attention_task, &st);
     }
+}
+
+static void add_layer_norm_task(void *context, size_t task)
+{
+    step *st = context;
+    activations *a = &st->e->act;
+    size_t h = st->e->config.hidden, t0, t1;
+    encoder_task_range(task, st->tasks, st->b->tokens, &t0, &t1);
+    for (size_t t = t0; t < t1; t++)
+        float_add_layer_norm(a->x + t * h, a->product + t * h, h, st->norm->weight,
+                             st->norm->bias, st->e->config.layer_norm_eps);
 }
 
 static void add_layer_norm(encoder *e, const batch *b, const layer_norm *norm)
 {
-    activations *a = &e->act;
-    size_t h = e->config.hidden;
-    int nt = b->nt;
-    PARALLEL_FOR
-    for (size_t t = 0; t < b->tokens; t++)
-        float_add_layer_norm(a->x + t * h, a->product + t * h, h, norm->weight, norm->bias,
-                             e->config.layer_norm_eps);
+    step st = {.norm = norm};
+    run_rows(e, b, add_layer_norm_task, &st);
+}
+
+static void gelu_task(void *context, size_t task)
+{
+    step *st = context;
+    size_t f = st->e->config.ffn, t0, t1;
+    encoder_task_range(task, st->tasks, st->b->tokens, &t0, &t1);
+    float_gelu(st->e->act.wide + t0 * f, (t1 - t0) * f);
 }
 
 static void gelu(encoder *e, const batch *b)
 {
-    size_t f = e->config.ffn;
-    float *wide = e->act.wide;
-    int nt = b->nt;
-    PARALLEL_FOR
-    for (size_t t = 0; t < b->tokens; t++)
-        float_gelu(wide + t * f, f);
+    step st = {0};
+    run_rows(e, b, gelu_task, &st);
 }
 
 static encoder_status run_layer(encoder *e, const batch *b, const encoder_layer *layer)
@@ -270,16 +351,15 @@ static encoder_status check_batch(const encoder *e, size_t count, const size_t *
         if (ids[offsets[0] + t] < 0 || (uint32_t)ids[offsets[0] + t] >= c->vocab)
             return ENCODER_ERR_ARG;
     }
-    size_t threads = qmm_get_num_threads();
     *b = (batch){.count = count, .tokens = tokens, .offsets = offsets, .ids = ids + offsets[0],
-                 .nt = threads > 1024 ? 1024 : (int)threads};
+                 .threads = qmm_get_num_threads()};
     return ENCODER_OK;
 }
 
 /* The last hidden state of the batch, in e->act.x. */
 static encoder_status run(encoder *e, const batch *b)
 {
-    encoder_status st = encoder_reserve(&e->act, &e->config, b->tokens, (size_t)b->nt);
+    encoder_status st = encoder_reserve(&e->act, &e->config, b->tokens, b->threads);
     if (st != ENCODER_OK)
         return st;
     double t = seconds();
@@ -290,16 +370,16 @@ static encoder_status run(encoder *e, const batch *b)
     return st;
 }
 
-static void pool(encoder *e, const batch *b, float *out)
+static void pool_task(void *context, size_t task)
 {
-    const encoder_config *c = &e->config;
-    size_t h = c->hidden;
-    const float *x = e->act.x;
-    int nt = b->nt;
-    PARALLEL_FOR
-    for (size_t s = 0; s < b->count; s++) {
-        size_t t0 = first_token(b, s), len = first_token(b, s + 1) - t0;
-        float *v = out + s * h;
+    step *st = context;
+    const encoder_config *c = &st->e->config;
+    size_t h = c->hidden, s0, s1;
+    const float *x = st->e->act.x;
+    encoder_task_range(task, st->tasks, st->b->count, &s0, &s1);
+    for (size_t s = s0; s < s1; s++) {
+        size_t t0 = first_token(st->b, s), len = first_token(st->b, s + 1) - t0;
+        float *v = st->out + s * h;
         memcpy(v, x + t0 * h, h * sizeof *v);
         if (c->pooling == ENCODER_POOL_MEAN) {
             for (size_t t = 1; t < len; t++)
@@ -314,6 +394,13 @@ static void pool(encoder *e, const batch *b, float *out)
                 v[j] = v[j] / norm;
         }
     }
+}
+
+static void pool(encoder *e, const batch *b, float *out)
+{
+    step st = {.e = e, .b = b, .out = out};
+    st.tasks = b->threads < b->count ? b->threads : b->count;
+    encoder_parallel_for(b->threads, st.tasks, pool_task, &st);
 }
 
 encoder_status encoder_embed(encoder *e, size_t count, const size_t *offsets, const int32_t *ids,

@@ -1,14 +1,17 @@
 /* qmm-encode: sentence embeddings from token ids, or the encoder's timing.
  *
- *   qmm-encode MODEL [--threads N]
+ *   qmm-encode MODEL [--threads N] [--activations per-token|per-sequence]
  *       reads token ids on standard input, one sequence per line, separated
  *       by blanks ([CLS] and [SEP] included), and writes one embedding per
  *       line, its floats separated by spaces (%.9g: exact round trip).
  *   qmm-encode MODEL --bench [--seq N] [--batch N] [--threads N] [--reps N] [--csv]
+ *              [--activations per-token|per-sequence]
  *       times batches of random sequences: the median milliseconds of an
  *       embedding call, its split (products, attention, the rest) and the
  *       process's peak resident set size; with --csv the line
  *       qmm,threads,seq,batch,ms on standard output instead.
+ *   --activations: how activations are quantized (encoder.h): per token (the
+ *       default) or per sequence (ONNX Runtime's graph).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,15 +26,18 @@
 typedef struct options {
     const char *model;
     int bench, csv;
+    encoder_activations activations;
     size_t seq, batch, threads, reps;
 } options;
 
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: qmm-encode MODEL [--threads N]   (token ids on stdin, one sequence a line)\n"
+            "usage: qmm-encode MODEL [--threads N] [--activations per-token|per-sequence]\n"
+            "           (token ids on stdin, one sequence a line)\n"
             "       qmm-encode MODEL --bench [--seq N] [--batch N] [--threads N] [--reps N] "
-            "[--csv]\n");
+            "[--csv]\n"
+            "           [--activations per-token|per-sequence]\n");
     return 2;
 }
 
@@ -61,6 +67,14 @@ static int parse_options(int argc, char **argv, options *o)
                 fprintf(stderr, "qmm-encode: %s needs a number from 1 to %u\n", a, 1u << 20);
                 return 0;
             }
+            i++;
+        } else if (!strcmp(a, "--activations")) {
+            if (v == NULL || (strcmp(v, "per-token") && strcmp(v, "per-sequence"))) {
+                fprintf(stderr, "qmm-encode: --activations takes per-token or per-sequence\n");
+                return 0;
+            }
+            o->activations = strcmp(v, "per-token") ? ENCODER_ACTIVATIONS_PER_SEQUENCE
+                                                    : ENCODER_ACTIVATIONS_PER_TOKEN;
             i++;
         } else if (!strcmp(a, "--bench")) {
             o->bench = 1;
@@ -252,6 +266,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "qmm-encode: %s: %s\n", encoder_status_str(st), why);
         return 1;
     }
+    encoder_set_activations(e, o.activations);
     int rc = o.bench ? bench(e, &o) : encode_stdin(e);
     encoder_free(e);
     return rc;

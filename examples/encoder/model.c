@@ -365,6 +365,14 @@ const encoder_config *encoder_get_config(const encoder *e)
     return &e->config;
 }
 
+encoder_status encoder_set_activations(encoder *e, encoder_activations a)
+{
+    if (e == NULL || (a != ENCODER_ACTIVATIONS_PER_TOKEN && a != ENCODER_ACTIVATIONS_PER_SEQUENCE))
+        return ENCODER_ERR_ARG;
+    e->activations = a;
+    return ENCODER_OK;
+}
+
 const char *encoder_vocab(const encoder *e, size_t *bytes)
 {
     *bytes = e->vocab_bytes;

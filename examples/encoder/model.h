@@ -63,6 +63,7 @@ typedef struct activations {
 
 struct encoder {
     encoder_config config;
+    encoder_activations activations;
     embedding_table word, position, token_type;
     layer_norm embedding_norm;
     encoder_layer *layers;

@@ -21,7 +21,9 @@ void wf_say(wf_why why, const char *fmt, ...)
 
 size_t wf_type_size(wf_type t)
 {
-    static const size_t sizes[WF_TYPE_COUNT] = {[WF_F32] = 4, [WF_I8] = 1, [WF_U8] = 1, [WF_I32] = 4};
+    static const size_t sizes[WF_TYPE_COUNT] = {
+        [WF_F32] = 4, [WF_I8] = 1, [WF_U8] = 1, [WF_I32] = 4,
+    };
     return sizes[t];
 }
 

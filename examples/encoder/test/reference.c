@@ -54,10 +54,21 @@ static void layer_norm(double *x, size_t n, const mw_model *m, const char *prefi
         x[i] = (x[i] - mean) * inv * w[i] + b[i];
 }
 
-/* y (rows x n) = dequantize(DQL(x) . W) + bias, x rows x k, one sequence. */
+/* y (rows x n) = dequantize(DQL(x) . W) + bias, x rows x k, one sequence;
+ * per_token: each row of x quantized on its own. */
 static void product(const mw_model *m, int layer, const char *name, const double *x,
-                    size_t rows, double *y)
+                    size_t rows, double *y, int per_token)
 {
+    if (per_token && rows > 1) {
+        for (size_t i = 0; i < rows; i++) {
+            const mw_tensor *w;
+            char key[64];
+            snprintf(key, sizeof key, "layer.%d.%s", layer, name);
+            w = mw_find_const(m, key);
+            product(m, layer, name, x + i * w->rows, 1, y + i * w->cols, 0);
+        }
+        return;
+    }
     char key[64], sub[80];
     snprintf(key, sizeof key, "layer.%d.%s", layer, name);
     const mw_tensor *w = mw_find_const(m, key);
@@ -132,7 +143,8 @@ static void attention(const mw_model *m, const double *q, const double *k, const
 }
 
 /* One sequence's last hidden state. */
-static void sequence(const mw_model *m, const int32_t *ids, size_t len, double *x)
+static void sequence(const mw_model *m, const int32_t *ids, size_t len, double *x,
+                     int per_token)
 {
     const encoder_config *c = &m->config;
     size_t h = c->hidden, f = c->ffn;
@@ -148,21 +160,21 @@ static void sequence(const mw_model *m, const int32_t *ids, size_t len, double *
     }
     for (int l = 0; l < (int)c->layers; l++) {
         char key[64];
-        product(m, l, "query", x, len, q);
-        product(m, l, "key", x, len, k);
-        product(m, l, "value", x, len, v);
+        product(m, l, "query", x, len, q, per_token);
+        product(m, l, "key", x, len, k, per_token);
+        product(m, l, "value", x, len, v, per_token);
         attention(m, q, k, v, len, ctx);
-        product(m, l, "attention_output", ctx, len, y);
+        product(m, l, "attention_output", ctx, len, y, per_token);
         snprintf(key, sizeof key, "layer.%d.attention_norm", l);
         for (size_t t = 0; t < len; t++) {
             for (size_t j = 0; j < h; j++)
                 x[t * h + j] += y[t * h + j];
             layer_norm(x + t * h, h, m, key);
         }
-        product(m, l, "intermediate", x, len, wide);
+        product(m, l, "intermediate", x, len, wide, per_token);
         for (size_t i = 0; i < len * f; i++)
             wide[i] = 0.5 * wide[i] * (1.0 + erf(wide[i] / sqrt(2.0)));
-        product(m, l, "output", wide, len, y);
+        product(m, l, "output", wide, len, y, per_token);
         snprintf(key, sizeof key, "layer.%d.output_norm", l);
         for (size_t t = 0; t < len; t++) {
             for (size_t j = 0; j < h; j++)
@@ -178,20 +190,20 @@ static void sequence(const mw_model *m, const int32_t *ids, size_t len, double *
     free(y);
 }
 
-void reference_hidden_states(const mw_model *m, size_t count, const size_t *offsets,
-                             const int32_t *ids, double *out)
+void reference_hidden_states(const mw_model *m, int per_token, size_t count,
+                             const size_t *offsets, const int32_t *ids, double *out)
 {
     for (size_t s = 0; s < count; s++)
         sequence(m, ids + offsets[s], offsets[s + 1] - offsets[s],
-                 out + (offsets[s] - offsets[0]) * m->config.hidden);
+                 out + (offsets[s] - offsets[0]) * m->config.hidden, per_token);
 }
 
-void reference_embed(const mw_model *m, size_t count, const size_t *offsets, const int32_t *ids,
-                     double *out)
+void reference_embed(const mw_model *m, int per_token, size_t count, const size_t *offsets,
+                     const int32_t *ids, double *out)
 {
     size_t h = m->config.hidden, tokens = offsets[count] - offsets[0];
     double *x = malloc(tokens * h * sizeof *x);
-    reference_hidden_states(m, count, offsets, ids, x);
+    reference_hidden_states(m, per_token, count, offsets, ids, x);
     for (size_t s = 0; s < count; s++) {
         size_t t0 = offsets[s] - offsets[0], len = offsets[s + 1] - offsets[s];
         double *e = out + s * h, norm = 0;

@@ -7,10 +7,12 @@
 
 #include "model_writer.h"
 
-/* As encoder_hidden_states and encoder_embed, in double. */
-void reference_hidden_states(const mw_model *m, size_t count, const size_t *offsets,
-                             const int32_t *ids, double *out);
-void reference_embed(const mw_model *m, size_t count, const size_t *offsets, const int32_t *ids,
-                     double *out);
+/* As encoder_hidden_states and encoder_embed, in double; per_token: the
+ * activations quantized row by row (ENCODER_ACTIVATIONS_PER_TOKEN), else
+ * sequence by sequence. */
+void reference_hidden_states(const mw_model *m, int per_token, size_t count,
+                             const size_t *offsets, const int32_t *ids, double *out);
+void reference_embed(const mw_model *m, int per_token, size_t count, const size_t *offsets,
+                     const int32_t *ids, double *out);
 
 #endif

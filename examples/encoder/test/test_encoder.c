@@ -6,8 +6,8 @@
  *               recomputation of the same quantized graph (int64 products,
  *               double elsewhere), within the tolerances below
  *   identity    the same bits on every kernel (each forced in a child), on 1
- *               to 4 threads, for each sequence alone and in a batch, and on
- *               every CPU: a hash of all the bits against GOLDEN_HASH, which
+ *               to 4 threads of OpenMP and of an engine's pool, for each
+ *               sequence alone and in a batch, and on every CPU: a hash of all the bits against GOLDEN_HASH, which
  *               x86 natively and arm64 under QEMU must both give
  *   bad-files   truncated, corrupt and mismatched files refused with a reason
  *   bad-input   bad token ids, lengths and pointers refused, the output untouched
@@ -22,13 +22,14 @@
 #include "encoder.h"
 #include "model_writer.h"
 #include "reference.h"
+#include "support/test_pool.h"
 #include "support/testlib.h"
 
 static long checks;
 static const char *forced = "the selector's";
 
 /* The bits of every embedding and hidden state of the identity mode, FNV-1a 64. */
-#define GOLDEN_HASH 0x5b2c14562020a61eu
+#define GOLDEN_HASH 0x978b5b480c3c22b8u
 
 /* Against the double reference: the engine rounds to float at every step
  * (differences of about 1e-6), and an activation that float rounding moves
@@ -141,6 +142,43 @@ static double least_cosine(const float *a, const double *b, size_t rows, size_t 
     return least;
 }
 
+static const char *const activation_names[] = {"per token", "per sequence"};
+
+/* The engine's embeddings and hidden states of b against the reference's, with
+ * activations quantized per token or per sequence; the embeddings left in emb. */
+static void compare_to_reference(const model_case *mc, const mw_model *m, encoder *e,
+                                 const batch *b, encoder_activations mode, float *emb,
+                                 double *ref_emb)
+{
+    size_t tokens = b->offsets[SEQUENCES], h = mc->config.hidden;
+    float *hid = malloc(tokens * h * sizeof *hid);
+    double *ref_hid = malloc(tokens * h * sizeof *ref_hid);
+    int per_token = mode == ENCODER_ACTIVATIONS_PER_TOKEN;
+    CHECK(encoder_set_activations(e, mode) == ENCODER_OK &&
+              encoder_embed(e, SEQUENCES, b->offsets, b->ids, emb) == ENCODER_OK &&
+              encoder_hidden_states(e, SEQUENCES, b->offsets, b->ids, hid) == ENCODER_OK,
+          "%s: embed", mc->name);
+    reference_embed(m, per_token, SEQUENCES, b->offsets, b->ids, ref_emb);
+    reference_hidden_states(m, per_token, SEQUENCES, b->offsets, b->ids, ref_hid);
+    double worst_emb = largest_difference(emb, ref_emb, SEQUENCES * h),
+           worst_hid = largest_difference(hid, ref_hid, tokens * h),
+           scale = largest_difference(NULL, ref_emb, SEQUENCES * h),
+           cos_emb = least_cosine(emb, ref_emb, SEQUENCES, h),
+           cos_hid = least_cosine(hid, ref_hid, tokens, h);
+    printf("%s, activations %s: against the reference: least cosine %.9f (embeddings), "
+           "%.9f (hidden states); largest difference %.3g (embeddings, of values up to %.3g), "
+           "%.3g (hidden states)\n", mc->name, activation_names[mode], cos_emb, cos_hid,
+           worst_emb, scale, worst_hid);
+    CHECK(cos_emb >= EMBEDDING_COSINE && worst_emb <= LARGEST_DIFFERENCE * scale,
+          "%s, activations %s: embeddings differ from the reference", mc->name,
+          activation_names[mode]);
+    CHECK(cos_hid >= HIDDEN_COSINE, "%s, activations %s: hidden states differ from the reference",
+          mc->name, activation_names[mode]);
+    checks += 3;
+    free(hid);
+    free(ref_hid);
+}
+
 static void reference_mode(void)
 {
     for (int i = 0; i < CASES; i++) {
@@ -150,39 +188,25 @@ static void reference_mode(void)
             continue;
         const encoder_config *c = &cases[i].config;
         batch b = make_batch(c, 100 + (uint64_t)i);
-        size_t tokens = b.offsets[SEQUENCES], h = c->hidden;
-        float *emb = malloc(SEQUENCES * h * sizeof *emb), *hid = malloc(tokens * h * sizeof *hid);
-        double *ref_emb = malloc(SEQUENCES * h * sizeof *ref_emb),
-               *ref_hid = malloc(tokens * h * sizeof *ref_hid);
-        CHECK(encoder_embed(e, SEQUENCES, b.offsets, b.ids, emb) == ENCODER_OK, "%s: embed",
-              cases[i].name);
-        CHECK(encoder_hidden_states(e, SEQUENCES, b.offsets, b.ids, hid) == ENCODER_OK,
-              "%s: hidden states", cases[i].name);
-        reference_embed(m, SEQUENCES, b.offsets, b.ids, ref_emb);
-        reference_hidden_states(m, SEQUENCES, b.offsets, b.ids, ref_hid);
-        double worst_emb = largest_difference(emb, ref_emb, SEQUENCES * h),
-               worst_hid = largest_difference(hid, ref_hid, tokens * h),
-               scale = largest_difference(NULL, ref_emb, SEQUENCES * h),
-               cos_emb = least_cosine(emb, ref_emb, SEQUENCES, h),
-               cos_hid = least_cosine(hid, ref_hid, tokens, h);
-        printf("%s: against the reference: least cosine %.9f (embeddings), %.9f (hidden "
-               "states); largest difference %.3g (embeddings, of values up to %.3g), %.3g "
-               "(hidden states)\n", cases[i].name, cos_emb, cos_hid, worst_emb, scale, worst_hid);
-        CHECK(cos_emb >= EMBEDDING_COSINE && worst_emb <= LARGEST_DIFFERENCE * scale,
-              "%s: embeddings differ from the reference", cases[i].name);
-        CHECK(cos_hid >= HIDDEN_COSINE, "%s: hidden states differ from the reference",
+        size_t h = c->hidden;
+        float *emb = malloc(SEQUENCES * h * sizeof *emb);
+        double *ref_emb = malloc(SEQUENCES * h * sizeof *ref_emb);
+        compare_to_reference(&cases[i], m, e, &b, ENCODER_ACTIVATIONS_PER_SEQUENCE, emb, ref_emb);
+        compare_to_reference(&cases[i], m, e, &b, ENCODER_ACTIVATIONS_PER_TOKEN, emb, ref_emb);
+        /* The two ways differ: a mode that ignored the setting would be seen. */
+        reference_embed(m, 0, SEQUENCES, b.offsets, b.ids, ref_emb);
+        double apart = least_cosine(emb, ref_emb, SEQUENCES, h);
+        CHECK(apart < 0.9999999, "%s: per token and per sequence give the same embeddings",
               cases[i].name);
         /* The bounds are tight enough to see one weight changed. */
         ((int8_t *)mw_find(m, "layer.0.value")->data)[5] ^= 0x40;
-        reference_embed(m, SEQUENCES, b.offsets, b.ids, ref_emb);
+        reference_embed(m, 1, SEQUENCES, b.offsets, b.ids, ref_emb);
         double moved = least_cosine(emb, ref_emb, SEQUENCES, h);
         CHECK(moved < EMBEDDING_COSINE, "%s: a changed weight went unnoticed (cosine %.9f)",
               cases[i].name, moved);
-        checks += 3;
+        checks += 2;
         free(emb);
-        free(hid);
         free(ref_emb);
-        free(ref_hid);
         free(b.ids);
         encoder_free(e);
         mw_free(m);
@@ -197,9 +221,9 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-/* Every case's embeddings and hidden states on 1 to 4 threads (all equal,
- * and equal sequence by sequence to each sequence embedded alone); returns
- * the hash of their bits. */
+/* Every case's embeddings and hidden states, activations per token and per
+ * sequence, on 1 to 4 threads (all equal, and equal sequence by sequence to
+ * each sequence embedded alone); returns the hash of their bits. */
 static uint64_t identity_hash(void)
 {
     uint64_t hash = 0xcbf29ce484222325u;
@@ -213,28 +237,31 @@ static uint64_t identity_hash(void)
         size_t tokens = b.offsets[SEQUENCES];
         float *first = malloc(SEQUENCES * h * sizeof *first),
               *emb = malloc(SEQUENCES * h * sizeof *emb), *hid = malloc(tokens * h * sizeof *hid);
-        for (size_t threads = 1; threads <= TEST_MAX_THREADS; threads++) {
-            qmm_set_num_threads(threads);
-            CHECK(encoder_embed(e, SEQUENCES, b.offsets, b.ids, threads == 1 ? first : emb) ==
-                      ENCODER_OK, "%s: embed on %zu threads", cases[i].name, threads);
-            CHECK(threads == 1 || memcmp(first, emb, SEQUENCES * h * sizeof *emb) == 0,
-                  "QMM_KERNEL=%s: %s: the embeddings on %zu threads differ from one thread's",
-                  forced, cases[i].name, threads);
-            checks += 2;
+        for (int mode = 0; mode < 2; mode++) {
+            encoder_set_activations(e, (encoder_activations)mode);
+            for (size_t threads = 1; threads <= TEST_MAX_THREADS; threads++) {
+                qmm_set_num_threads(threads);
+                CHECK(encoder_embed(e, SEQUENCES, b.offsets, b.ids, threads == 1 ? first : emb) ==
+                          ENCODER_OK, "%s: embed on %zu threads", cases[i].name, threads);
+                CHECK(threads == 1 || memcmp(first, emb, SEQUENCES * h * sizeof *emb) == 0,
+                      "QMM_KERNEL=%s: %s: the embeddings on %zu threads differ from one thread's",
+                      forced, cases[i].name, threads);
+                checks += 2;
+            }
+            for (int s = 0; s < SEQUENCES; s++) {
+                size_t alone[2] = {0, b.offsets[s + 1] - b.offsets[s]};
+                CHECK(encoder_embed(e, 1, alone, b.ids + b.offsets[s], emb) == ENCODER_OK &&
+                          memcmp(emb, first + s * h, h * sizeof *emb) == 0,
+                      "QMM_KERNEL=%s: %s: sequence %d alone differs from its row in the batch",
+                      forced, cases[i].name, s);
+                checks++;
+            }
+            CHECK(encoder_hidden_states(e, SEQUENCES, b.offsets, b.ids, hid) == ENCODER_OK,
+                  "%s: hidden states", cases[i].name);
+            qmm_set_num_threads(0);
+            hash = fnv(hash, first, SEQUENCES * h * sizeof *first);
+            hash = fnv(hash, hid, tokens * h * sizeof *hid);
         }
-        for (int s = 0; s < SEQUENCES; s++) {
-            size_t alone[2] = {0, b.offsets[s + 1] - b.offsets[s]};
-            CHECK(encoder_embed(e, 1, alone, b.ids + b.offsets[s], emb) == ENCODER_OK &&
-                      memcmp(emb, first + s * h, h * sizeof *emb) == 0,
-                  "QMM_KERNEL=%s: %s: sequence %d alone differs from its row in the batch",
-                  forced, cases[i].name, s);
-            checks++;
-        }
-        CHECK(encoder_hidden_states(e, SEQUENCES, b.offsets, b.ids, hid) == ENCODER_OK,
-              "%s: hidden states", cases[i].name);
-        qmm_set_num_threads(0);
-        hash = fnv(hash, first, SEQUENCES * h * sizeof *first);
-        hash = fnv(hash, hid, tokens * h * sizeof *hid);
         free(first);
         free(emb);
         free(hid);
@@ -261,6 +288,18 @@ static void identity_mode(void)
     test_each_kernel(&checks, &forced, identity_suite, NULL);
     forced = "the selector's";
     identity_suite();
+    /* The float parts and qmm's products on an engine's pool instead of OpenMP. */
+    test_pool pool;
+    CHECK(test_pool_start(&pool, 3, 1, NULL), "cannot start the pool");
+    qmm_set_parallel_for(test_pool_parallel_for, &pool);
+    encoder_set_parallel_for(test_pool_parallel_for, &pool);
+    forced = "the selector's, on an engine's pool";
+    identity_suite();
+    CHECK(atomic_load(&pool.tasks_run) > 0, "the engine's pool ran no task");
+    checks++;
+    encoder_set_parallel_for(NULL, NULL);
+    qmm_set_parallel_for(NULL, NULL);
+    test_pool_stop(&pool);
 }
 
 static void print_hash_mode(void)
