@@ -11,8 +11,10 @@ b2, ...) is tokenized with qmm's WordPiece tokenizer (python/qmm/tokenizer.py,
 loaded by path, configured by the .qmmw file), then embedded by:
 
   float           reference.encode_float on the fp32 safetensors (float64)
-  ref-int8        reference.encode on the .qmmw file, each sequence's
-                  activations quantized on their own (batch of 1, unpadded)
+  ref-int8        reference.encode on the .qmmw file, each token's
+                  activations quantized on their own (qmm-encode's default)
+  ref-int8-seq    the same, each sequence's activations quantized on their
+                  own (ONNX Runtime's graph on a batch of 1, unpadded)
   ref-int8-batch  the same, activations quantized over padded batches of
                   --batch sequences at once (ONNX Runtime's way on a batch)
   ort-int8        ONNX Runtime on --onnx-int8, batch of 1, unpadded
@@ -22,6 +24,7 @@ loaded by path, configured by the .qmmw file), then embedded by:
                   order above) or --qmm-encode (qmm-encode's binary: token ids
                   on stdin, one sequence a line, space-separated; one
                   embedding a line on stdout, space-separated floats)
+  qmm-seq         --qmm-encode with --activations per-sequence
 
 (ONNX Runtime's outputs, last_hidden_state, are pooled and normalised here as
 the .qmmw configuration says.) For each engine it prints the minimum and mean
@@ -159,15 +162,10 @@ def ids_lines(ids, mask):
     return "".join(" ".join(str(int(t)) for t in row[m != 0]) + "\n" for row, m in zip(ids, mask))
 
 
-def qmm_encode_engine(binary, model, ids, mask, hidden):
-    # ------------------------------------------------------------------
-    # HOOK: qmm-encode's command line is not settled yet. The contract
-    # implemented here: `BINARY MODEL.qmmw` reads token ids on stdin, one
-    # sequence a line, space-separated, and writes one embedding a line on
-    # stdout, `hidden` space-separated floats (%.9g), in input order.
-    # Adjust `command` once the binary's interface is fixed.
-    command = [binary, model]
-    # ------------------------------------------------------------------
+def qmm_encode_engine(binary, model, ids, mask, hidden, activations="per-token"):
+    """qmm-encode MODEL --activations A: token ids on stdin, one sequence a
+    line; one embedding a line on stdout, `hidden` floats (%.9g)."""
+    command = [binary, model, "--activations", activations]
     proc = subprocess.run(command, input=ids_lines(ids, mask), capture_output=True, text=True)
     if proc.returncode != 0:
         sys.exit(f"{' '.join(command)}: exit status {proc.returncode}\n{proc.stderr.strip()}")
@@ -245,17 +243,19 @@ def main(argv=None):
             out[sl] = reference.encode_float(weights, config, bi, bm)
         return out
 
-    def ref_int8(per_sequence):
+    def ref_int8(per_sequence, per_token=False):
         def fn():
             out = np.zeros((len(sentences), config["hidden"]))
             for sl in batches(len(sentences), args.batch):
                 bi, bm = trim(ids[sl], mask[sl])
-                out[sl] = reference.encode(config, tensors, bi, bm, per_sequence=per_sequence)
+                out[sl] = reference.encode(config, tensors, bi, bm, per_sequence=per_sequence,
+                                           per_token=per_token)
             return out
         return fn
 
     run("float", float_all)
-    run("ref-int8", ref_int8(True))
+    run("ref-int8", ref_int8(True, per_token=True))
+    run("ref-int8-seq", ref_int8(True))
     if not args.no_batch_engines:
         run("ref-int8-batch", ref_int8(False))
 
@@ -279,7 +279,10 @@ def main(argv=None):
             sys.exit(f"{args.qmm_embeddings}: shape {e.shape}, expected {(len(sentences), config['hidden'])}")
         engines["qmm"] = e.astype(np.float64)
     if args.qmm_encode:
-        run("qmm", lambda: qmm_encode_engine(args.qmm_encode, args.model, ids, mask, config["hidden"]))
+        run("qmm", lambda: qmm_encode_engine(args.qmm_encode, args.model, ids, mask,
+                                             config["hidden"]))
+        run("qmm-seq", lambda: qmm_encode_engine(args.qmm_encode, args.model, ids, mask,
+                                                 config["hidden"], "per-sequence"))
 
     ref = engines["float"]
     pair_ref = cosines(ref[0::2], ref[1::2])
@@ -305,12 +308,13 @@ def main(argv=None):
                   f"max |diff| {d.max():.2e}; {same} of {len(c)} sentences within 1e-5")
 
     print()
-    agree("ref-int8", "ort-int8")
+    agree("ref-int8-seq", "ort-int8")
     agree("ref-int8-batch", "ort-int8-batch")
-    agree("ref-int8", "ref-int8-batch")
+    agree("ref-int8-seq", "ref-int8-batch")
     agree("ort-int8", "ort-int8-batch")
     agree("qmm", "ref-int8")
-    agree("qmm", "ort-int8")
+    agree("qmm-seq", "ref-int8-seq")
+    agree("qmm-seq", "ort-int8")
     agree("float", "ort-float")
     if args.save:
         np.savez(args.save, ids=ids, mask=mask, **{k.replace("-", "_"): v for k, v in engines.items()})

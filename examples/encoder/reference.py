@@ -1,7 +1,8 @@
 """NumPy references of the BERT sentence encoder, for accuracy checks.
 
-encode(config, tensors, ids, mask, per_sequence=True) -> float64 [batch, hidden]
-hidden_states(config, tensors, ids, mask, per_sequence=True) -> float64 [batch, seq, hidden]
+encode(config, tensors, ids, mask, per_sequence=True, per_token=False) -> float64 [batch, hidden]
+hidden_states(config, tensors, ids, mask, per_sequence=True, per_token=False)
+    -> float64 [batch, seq, hidden]
     The int8 graph as ONNX Runtime's quantize_dynamic makes it, from a .qmmw
     file's tensors (qmmw.read). For each of a layer's six weight products:
       - DynamicQuantizeLinear of the input (ONNX, opset 11, as ONNX Runtime
@@ -25,7 +26,9 @@ hidden_states(config, tensors, ids, mask, per_sequence=True) -> float64 [batch, 
     activation at once, padding positions included, as ONNX Runtime does on a
     padded batch; the result then depends on what else is in the batch.
     hidden_states' rows past a sequence's last unmasked token are 0 when
-    per_sequence is true.
+    per_sequence is true. per_token=True quantizes each token's row of an
+    activation on its own instead (qmm-encode's default: one scale and zero
+    point per row of each product's input).
 
 encode_float(weights, config, ids, mask) -> float64 [batch, hidden]
 hidden_states_float(weights, config, ids, mask) -> float64 [batch, seq, hidden]
@@ -176,8 +179,22 @@ def dynamic_quantize_linear(x):
     return q.astype(np.int64), scale, int(zp)
 
 
+def dynamic_quantize_linear_rows(x):
+    """dynamic_quantize_linear of each row (last axis) of x on its own:
+    (q int64, scales float32 [..., 1], zero points int64 [..., 1])."""
+    x = np.asarray(x, np.float32)
+    zero = np.float32(0)
+    lo = np.minimum(zero, x.min(-1, keepdims=True))
+    hi = np.maximum(zero, x.max(-1, keepdims=True))
+    scale = np.where(hi == lo, np.float32(1), (hi - lo) / np.float32(255)).astype(np.float32)
+    zp = np.rint(np.clip(zero - lo / scale, np.float32(0), np.float32(255)))
+    q = np.clip(np.rint(x / scale) + zp, np.float32(0), np.float32(255))
+    return q.astype(np.int64), scale, zp.astype(np.int64)
+
+
 class _Int8Model:
-    def __init__(self, config, tensors):
+    def __init__(self, config, tensors, per_token=False):
+        self.per_token = per_token
         self.config = config
         self.t = tensors
         self.products = {}
@@ -201,15 +218,24 @@ class _Int8Model:
 
     def linear(self, x, layer, name):
         w, exact, w_scale, bias = self.products[layer, name]
-        q, a_scale, a_zp = dynamic_quantize_linear(x)
+        if self.per_token:
+            q, a_scale, a_zp = dynamic_quantize_linear_rows(x)
+            a_scale = a_scale.reshape(-1, 1)
+        else:
+            q, a_scale, a_zp = dynamic_quantize_linear(x)
+            a_scale = np.float32(a_scale)
         shape = q.shape
         qa = (q - a_zp).reshape(-1, shape[-1])
         if exact:
             acc = qa.astype(np.float64) @ w  # exact integers
         else:
             acc = qa @ w  # int64
-        multiplier = np.float32(a_scale) * w_scale  # float32 [out] or [1]
-        y = acc.astype(np.float32) * multiplier + bias  # float32 Cast, Mul, Add
+        if self.per_token:
+            # qmm's stage: ((float)acc * row scale) * column scale + bias.
+            y = (acc.astype(np.float32) * a_scale) * w_scale + bias
+        else:
+            multiplier = a_scale * w_scale  # float32 [out] or [1]
+            y = acc.astype(np.float32) * multiplier + bias  # float32 Cast, Mul, Add
         return y.astype(np.float64).reshape(shape[:-1] + (w.shape[1],))
 
     def norm(self, name):
@@ -245,10 +271,10 @@ class _Int8Model:
         return _encoder(self.config, self.embeddings(ids), mask, self.linear, self.norm)
 
 
-def hidden_states(config, tensors, ids, mask, per_sequence=True):
+def hidden_states(config, tensors, ids, mask, per_sequence=True, per_token=False):
     """The int8 graph's last hidden state, float64 [batch, seq, hidden]."""
     ids, mask = _check_inputs(ids, mask)
-    model = _Int8Model(config, tensors)
+    model = _Int8Model(config, tensors, per_token)
     if not per_sequence:
         return model.run(ids, mask)
     out = np.zeros(ids.shape + (config["hidden"],), np.float64)
@@ -261,9 +287,9 @@ def hidden_states(config, tensors, ids, mask, per_sequence=True):
     return out
 
 
-def encode(config, tensors, ids, mask, per_sequence=True):
+def encode(config, tensors, ids, mask, per_sequence=True, per_token=False):
     """The int8 graph's sentence embeddings, float64 [batch, hidden]."""
-    return pool(config, hidden_states(config, tensors, ids, mask, per_sequence), mask)
+    return pool(config, hidden_states(config, tensors, ids, mask, per_sequence, per_token), mask)
 
 
 # --------------------------------------------------------------------------

@@ -2,6 +2,8 @@
  * tokenizer and the sentence-level API are Python (qmm/encoder.py). */
 #include "qmm_py.h"
 
+#include <string.h>
+
 #include <encoder.h>
 
 typedef struct py_encoder {
@@ -29,11 +31,24 @@ static PyObject *py_encoder_new(PyTypeObject *type, PyObject *args, PyObject *kw
 static int py_encoder_init(PyObject *self_obj, PyObject *args, PyObject *kwargs)
 {
     py_encoder *self = (py_encoder *)self_obj;
-    static char *keywords[] = {"path", NULL};
+    static char *keywords[] = {"path", "activations", NULL};
     PyObject *path;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&:Encoder", keywords, PyUnicode_FSConverter,
-                                     &path))
+    const char *activations = "per-token";
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|$s:Encoder", keywords,
+                                     PyUnicode_FSConverter, &path, &activations))
         return -1;
+    encoder_activations mode;
+    if (strcmp(activations, "per-token") == 0) {
+        mode = ENCODER_ACTIVATIONS_PER_TOKEN;
+    } else if (strcmp(activations, "per-sequence") == 0) {
+        mode = ENCODER_ACTIVATIONS_PER_SEQUENCE;
+    } else {
+        Py_DECREF(path);
+        PyErr_Format(PyExc_ValueError,
+                     "qmm.encoder: activations must be 'per-token' or 'per-sequence', not '%s'",
+                     activations);
+        return -1;
+    }
     encoder *e = NULL;
     char why[256];
     encoder_status st;
@@ -48,6 +63,7 @@ static int py_encoder_init(PyObject *self_obj, PyObject *args, PyObject *kwargs)
                      "qmm.encoder: %s", why);
         return -1;
     }
+    encoder_set_activations(e, mode);
     encoder_free(self->engine);
     self->engine = e;
     return 0;
@@ -177,7 +193,8 @@ PyTypeObject qmm_py_encoder_type = {
     .tp_name = "qmm._qmm.Encoder",
     .tp_basicsize = sizeof(py_encoder),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Encoder(path): a qmm-encode weight file loaded (use qmm.encoder.load)",
+    .tp_doc = "Encoder(path, *, activations='per-token'): a qmm-encode weight file loaded "
+              "(use qmm.encoder.load)",
     .tp_new = py_encoder_new,
     .tp_init = py_encoder_init,
     .tp_dealloc = py_encoder_dealloc,
