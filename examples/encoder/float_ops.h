@@ -76,16 +76,76 @@ static inline float float_erf(float x)
     return x < 0.0f ? -y : y;
 }
 
-/* *lo and *hi: the least and greatest of x[0 .. n), n >= 1. */
-void float_range(const float *x, size_t n, float *lo, float *hi);
+/* The reductions are inline: each takes the vector width of the clone that
+ * calls it (and is counted as part of its caller's step). */
+static inline float float_combine_lanes(float *lane)
+{
+    for (int w = FLOAT_LANES / 2; w > 0; w /= 2)
+        for (int l = 0; l < w; l++)
+            lane[l] += lane[l + w];
+    return lane[0];
+}
 
 /* The sum of x[0 .. n) in the fixed order above. */
-float float_sum(const float *x, size_t n);
+static inline float float_sum(const float *x, size_t n)
+{
+    float lane[FLOAT_LANES] = {0};
+    size_t i = 0;
+    for (; i + FLOAT_LANES <= n; i += FLOAT_LANES)
+        for (int l = 0; l < FLOAT_LANES; l++)
+            lane[l] += x[i + l];
+    for (int l = 0; i < n; i++, l++)
+        lane[l] += x[i];
+    return float_combine_lanes(lane);
+}
 
 /* The sum of (x[i] - mean)^2 in float_sum's order. */
-float float_sum_squares(const float *x, size_t n, float mean);
+static inline float float_sum_squares(const float *x, size_t n, float mean)
+{
+    float lane[FLOAT_LANES] = {0};
+    size_t i = 0;
+    for (; i + FLOAT_LANES <= n; i += FLOAT_LANES) {
+        for (int l = 0; l < FLOAT_LANES; l++) {
+            float d = x[i + l] - mean;
+            lane[l] += d * d;
+        }
+    }
+    for (int l = 0; i < n; i++, l++) {
+        float d = x[i] - mean;
+        lane[l] += d * d;
+    }
+    return float_combine_lanes(lane);
+}
 
-/* x[i] = gelu(x[i]) = (x (erf(x / sqrt 2) + 1)) / 2, for n elements. */
+/* *lo and *hi: the least and greatest of x[0 .. n), n >= 1: exact in any order, in lanes so that the
+ * loop vectorizes (with -fno-trapping-math, which lets the compilers turn the
+ * comparisons into selects). */
+static inline void float_range(const float *x, size_t n, float *lo, float *hi)
+{
+    float low[FLOAT_LANES], high[FLOAT_LANES];
+    for (int l = 0; l < FLOAT_LANES; l++)
+        low[l] = high[l] = x[0];
+    size_t i = 0;
+    for (; i + FLOAT_LANES <= n; i += FLOAT_LANES) {
+        for (int l = 0; l < FLOAT_LANES; l++) {
+            low[l] = x[i + l] < low[l] ? x[i + l] : low[l];
+            high[l] = x[i + l] > high[l] ? x[i + l] : high[l];
+        }
+    }
+    for (; i < n; i++) {
+        low[0] = x[i] < low[0] ? x[i] : low[0];
+        high[0] = x[i] > high[0] ? x[i] : high[0];
+    }
+    for (int l = 1; l < FLOAT_LANES; l++) {
+        low[0] = low[l] < low[0] ? low[l] : low[0];
+        high[0] = high[l] > high[0] ? high[l] : high[0];
+    }
+    *lo = low[0];
+    *hi = high[0];
+}
+
+
+/* x[i] = gelu(x[i]) = (x (erf(x * (1 / sqrt 2)) + 1)) * 0.5, for n elements. */
 void float_gelu(float *x, size_t n);
 
 /* x = softmax(x) over n elements. */

@@ -132,7 +132,7 @@ static int quantize_row(activations *a, size_t t, const float *src, size_t cols)
 }
 
 /* Per token: each row's range, parameters and values at once. */
-static void quantize_tokens_task(void *context, size_t task)
+FLOAT_CLONES static void quantize_tokens_task(void *context, size_t task)
 {
     step *st = context;
     activations *a = &st->e->act;
@@ -149,7 +149,7 @@ static void quantize_tokens_task(void *context, size_t task)
         atomic_store(&st->failed, 1);
 }
 
-static void ranges_task(void *context, size_t task)
+FLOAT_CLONES static void ranges_task(void *context, size_t task)
 {
     step *st = context;
     activations *a = &st->e->act;

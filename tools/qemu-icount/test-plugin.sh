@@ -5,7 +5,8 @@
 #       --loop icount-loop
 #     icount-loop N runs a 2-instruction loop N times: the counts for N = 100000
 #     and N = 300000 must differ by exactly 400000, and the exact per-instruction
-#     mode must agree with the per-block mode.
+#     mode must agree with the per-block mode; the per-symbol mode must count
+#     what the per-block mode does, the 400000 all in one named function.
 #
 #   test-plugin.sh --qemu "..." --plugin libicount.so --bench qmm-bench \
 #       --fakeclock libfakeclock.so [--cpu CPU]
@@ -52,9 +53,9 @@ trap 'rm -rf "$tmp"' EXIT
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-# count MODE PROGRAM ARGS...: executed guest instructions of one run.
-# (Called as $(count ...), in a subshell: each run gets its own files.)
-count() {
+# plugin_log MODE PROGRAM ARGS...: the plugin's log of one run.
+# (Called as $(plugin_log ...), in a subshell: each run gets its own files.)
+plugin_log() {
     local mode=$1; shift
     local log out
     log=$(mktemp "$tmp/log.XXXXXX") out=$(mktemp "$tmp/out.XXXXXX")
@@ -66,11 +67,17 @@ count() {
         cat "$out" >&2
         return 1
     fi
-    local n
-    n=$(sed -n 's/^icount insns=\([0-9][0-9]*\) .*/\1/p' "$log")
+    cat "$log"
+}
+
+# count MODE PROGRAM ARGS...: executed guest instructions of one run.
+count() {
+    local log n
+    log=$(plugin_log "$@") || return 1
+    n=$(sed -n 's/^icount insns=\([0-9][0-9]*\) .*/\1/p' <<<"$log")
     if [ -z "$n" ]; then
-        echo "no 'icount insns=' line in the plugin log of: $*" >&2
-        cat "$log" >&2
+        echo "no 'icount insns=' line in the plugin log of: ${*:2}" >&2
+        echo "$log" >&2
         return 1
     fi
     echo "$n"
@@ -84,6 +91,17 @@ if [ -n "$loop" ]; then
     [ "$a" -gt 200000 ] || fail "icount-loop 100000 counted $a, fewer than its loop alone (200000)"
     [ $((b - a)) -eq 400000 ] || fail "200000 more iterations of a 2-instruction loop counted $((b - a)), not 400000"
     [ "$a" -eq "$a_insn" ] || fail "per-block count $a != per-instruction count $a_insn"
+    sym_a=$(plugin_log sym "$loop" 100000)
+    sym_b=$(plugin_log sym "$loop" 300000)
+    sum_a=$(awk '$1 == "icount-sym" { n += $2 } END { print n + 0 }' <<<"$sym_a")
+    # What one symbol counts in the second run and not the first: the loop's
+    # function (main, or spin where not inlined), by the name QEMU gives it.
+    moved=$(awk '$1 == "icount-sym" { n[$3] += NR == FNR ? -$2 : $2 }
+                 END { for (s in n) if (n[s]) print n[s], s }' <(echo "$sym_a") <(echo "$sym_b"))
+    echo "per symbol: icount-loop 100000: $sum_a; 300000 minus 100000: $moved"
+    [ "$sum_a" -eq "$a" ] || fail "per-symbol counts sum to $sum_a, not the per-block $a"
+    [[ $moved =~ ^400000\ [^[[:space:]][^[:space:]]*$ ]] ||
+        fail "the 400000 more instructions did not all go to one named symbol: $moved"
 fi
 
 if [ -n "$bench" ]; then
