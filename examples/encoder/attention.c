@@ -24,7 +24,21 @@ static size_t round_up(size_t n, size_t to)
 
 size_t attention_scratch_floats(size_t len, size_t head_size)
 {
-    return (head_size + BLOCK_ROWS) * round_up(len, BLOCK_COLS) + head_size;
+    return (head_size + BLOCK_ROWS) * round_up(len, BLOCK_COLS) + head_size +
+           len * round_up(head_size, BLOCK_COLS);
+}
+
+/* vh (len x ldv): the head's values, contiguous and zero past head_size, so
+ * that the value products stream them instead of striding through the QKV
+ * rows. */
+FLOAT_CLONES static void copy_values(const float *v, size_t ld, size_t len, size_t head_size,
+                                     float *vh, size_t ldv)
+{
+    for (size_t j = 0; j < len; j++) {
+        memcpy(vh + j * ldv, v + j * ld, head_size * sizeof *vh);
+        for (size_t c = head_size; c < ldv; c++)
+            vh[j * ldv + c] = 0.0f;
+    }
 }
 
 /* kt (head_size x ldk): the keys transposed, zero past len. */
@@ -60,29 +74,22 @@ FLOAT_CLONES static void scores_block(const float *const *q, const float *kt, si
     }
 }
 
-/* out rows (by pointer, head_size wide) = p (BLOCK_ROWS x lds, len used) . v. */
-FLOAT_CLONES static void values_block(const float *p, size_t lds, const float *v, size_t ld,
+/* out rows (by pointer, head_size wide) = p (BLOCK_ROWS x lds, len used) . vh
+ * (len x ldv, copy_values'). */
+FLOAT_CLONES static void values_block(const float *p, size_t lds, const float *vh, size_t ldv,
                                       size_t len, size_t head_size, float *const *out)
 {
-    size_t c0 = 0;
-    for (; c0 + BLOCK_COLS <= head_size; c0 += BLOCK_COLS) {
+    for (size_t c0 = 0; c0 < head_size; c0 += BLOCK_COLS) {
         block_vector acc[BLOCK_ROWS] = {{0}};
         for (size_t j = 0; j < len; j++) {
             block_vector vj;
-            LOAD_VECTOR(vj, v + j * ld + c0);
+            LOAD_VECTOR(vj, vh + j * ldv + c0);
             for (int r = 0; r < BLOCK_ROWS; r++)
                 acc[r] += p[r * lds + j] * vj;
         }
+        size_t n = head_size - c0 < BLOCK_COLS ? head_size - c0 : BLOCK_COLS;
         for (int r = 0; r < BLOCK_ROWS; r++)
-            memcpy(out[r] + c0, &acc[r], sizeof acc[r]);
-    }
-    for (; c0 < head_size; c0++) {
-        for (int r = 0; r < BLOCK_ROWS; r++) {
-            float acc = 0.0f;
-            for (size_t j = 0; j < len; j++)
-                acc += p[r * lds + j] * v[j * ld + c0];
-            out[r][c0] = acc;
-        }
+            memcpy(out[r] + c0, &acc[r], n * sizeof(float));
     }
 }
 
@@ -90,9 +97,11 @@ void attention_rows(const float *q, size_t rows, const float *k, const float *v,
                     size_t len, size_t head_size, float scale, float *context, size_t ldc,
                     float *scratch)
 {
-    size_t ldk = round_up(len, BLOCK_COLS);
+    size_t ldk = round_up(len, BLOCK_COLS), ldv = round_up(head_size, BLOCK_COLS);
     float *kt = scratch, *s = kt + head_size * ldk, *dropped = s + BLOCK_ROWS * ldk;
+    float *vh = dropped + head_size;
     transpose_keys(k, ld, len, head_size, kt, ldk);
+    copy_values(v, ld, len, head_size, vh, ldv);
     for (size_t i0 = 0; i0 < rows; i0 += BLOCK_ROWS) {
         /* A short last block repeats its last row, whose result is dropped. */
         const float *qr[BLOCK_ROWS];
@@ -105,6 +114,6 @@ void attention_rows(const float *q, size_t rows, const float *k, const float *v,
         scores_block(qr, kt, ldk, head_size, scale, s, ldk);
         for (int r = 0; r < BLOCK_ROWS; r++)
             float_softmax(s + (size_t)r * ldk, len);
-        values_block(s, ldk, v, ld, len, head_size, out);
+        values_block(s, ldk, vh, ldv, len, head_size, out);
     }
 }
