@@ -17,7 +17,8 @@
 enum { FLOAT_LANES = 16 };
 
 /* The hot loops again for wider x86 vectors, chosen at load time (ifunc):
- * the same operations in the same order, only more of them at once. Not
+ * the same operations in the same order, only more of them at once (Haswell:
+ * AVX2 with FMA, which the attention blocks use). Not
  * under the sanitizers, whose instrumented resolvers would run before their
  * run-times start. */
 #if defined(__has_feature)
@@ -29,7 +30,7 @@ enum { FLOAT_LANES = 16 };
 #define FLOAT_SANITIZED 1
 #endif
 #if defined(__x86_64__) && defined(__ELF__) && defined(__GNUC__) && !defined(FLOAT_SANITIZED)
-#define FLOAT_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define FLOAT_CLONES __attribute__((target_clones("avx512f", "arch=haswell", "default")))
 #else
 #define FLOAT_CLONES
 #endif

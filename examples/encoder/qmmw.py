@@ -57,10 +57,18 @@ def _u32(value, what):
     return int(value)
 
 
+# qmm-encode's limits on the counts (weight_file.c's check_config): beyond
+# them it refuses a file, so this module does too.
+_LIMITS = {"layers": 1024, "hidden": 1 << 16, "ffn": 1 << 18, "vocab": 1 << 24,
+           "max_positions": 1 << 16, "type_vocab": 1 << 10}
+
+
 def _check_config(c):
     for key in _COUNTS + ("max_tokens",):
         if c[key] < 1:
             raise ValueError(f"config {key}: {c[key]} must be at least 1")
+        if key in _LIMITS and c[key] > _LIMITS[key]:
+            raise ValueError(f"config {key}: {c[key]} exceeds qmm-encode's limit {_LIMITS[key]}")
     if c["hidden"] % c["heads"]:
         raise ValueError(f"config: hidden {c['hidden']} is not a multiple of heads {c['heads']}")
     if c["max_tokens"] > c["max_positions"]:
@@ -69,8 +77,8 @@ def _check_config(c):
     for key in ("cls_id", "sep_id", "pad_id", "unk_id"):
         if c[key] >= c["vocab"]:
             raise ValueError(f"config {key}: {c[key]} is not below vocab {c['vocab']}")
-    if not (np.isfinite(c["layer_norm_eps"]) and c["layer_norm_eps"] > 0):
-        raise ValueError(f"config layer_norm_eps: {c['layer_norm_eps']!r} is not positive")
+    if not 0 < c["layer_norm_eps"] < 1:  # qmm-encode refuses 1 and above
+        raise ValueError(f"config layer_norm_eps: {c['layer_norm_eps']!r} is not in (0, 1)")
 
 
 def _pack_config(config):
@@ -169,6 +177,16 @@ def _check_tensors(config, tensors):
                     raise ValueError(f"tensor {name}.zero_point: outside {limits.dtype}'s range")
         if kind == "product":
             expect(name + ".bias", (F32,), (1, cols))
+        if kind in ("product", "norm"):  # qmm-encode refuses infinities and NaNs there
+            vector = name + ".bias" if kind == "product" else name
+            if not np.all(np.isfinite(tensors[vector][1])):
+                raise ValueError(f"tensor {vector}: not all finite")
+    for layer in range(config["layers"]):
+        # qmm-encode packs a layer's query, key and value as one product
+        types = {tensors[f"layer.{layer}.{p}"][0] for p in ("query", "key", "value")}
+        if len(types) > 1:
+            raise ValueError(f"layer {layer}: query, key and value are not all of one type "
+                             "(i8 or u8)")
     extra = sorted(set(tensors) - seen)
     if extra:
         raise ValueError("tensors not in FORMAT.md's list for this configuration: "

@@ -29,7 +29,7 @@ static long checks;
 static const char *forced = "the selector's";
 
 /* The bits of every embedding and hidden state of the identity mode, FNV-1a 64. */
-#define GOLDEN_HASH 0x38fe70c50aa33c17u
+#define GOLDEN_HASH 0x1ee89654d5fa5c29u
 
 /* Against the double reference: the engine rounds to float at every step
  * (differences of about 1e-6), and an activation that float rounding moves
