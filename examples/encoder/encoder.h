@@ -16,8 +16,9 @@
  *
  * The same bits on every kernel, thread count and CPU: the integer products
  * are exact, and every float step here is fixed operation by operation (no
- * contraction into fused multiply-adds, reductions in one order whatever the
- * vector width or the thread split, exp and erf of our own). Precondition, as
+ * implicit contraction into fused multiply-adds, the attention's written as
+ * fmaf, reductions in one order whatever the vector width or the thread
+ * split, exp and erf of our own). Precondition, as
  * for qmm's float stages: the default floating-point environment (round to
  * nearest even, no flush-to-zero) on every thread.
  *
