@@ -19,6 +19,7 @@ void encoder_free_activations(activations *a)
     free(a->row_hi);
     free(a->sequence_of);
     free(a->position_of);
+    free(a->first_item);
     free(a->scratch);
     *a = (activations){0};
 }
@@ -34,7 +35,7 @@ encoder_status encoder_reserve(activations *a, const encoder_config *c, size_t t
         threads = a->threads;
     encoder_free_activations(a);
     size_t h = c->hidden, f = c->ffn, wide = f > h ? f : h, len = c->max_positions;
-    /* One scratch area per attention task (at most threads + heads of them:
+    /* One scratch area per attention worker (a thread's worth of tasks:
      * forward.c), each on cache lines of its own. */
     size_t stride = (attention_scratch_floats(len, h / c->heads) + 15) / 16 * 16;
     a->x = malloc(tokens * h * sizeof(float));
@@ -49,10 +50,11 @@ encoder_status encoder_reserve(activations *a, const encoder_config *c, size_t t
     a->row_hi = malloc(tokens * sizeof(float));
     a->sequence_of = malloc(tokens * sizeof(uint32_t));
     a->position_of = malloc(tokens * sizeof(uint32_t));
-    a->scratch = aligned_alloc(64, (threads + c->heads) * stride * sizeof(float));
+    a->first_item = malloc((tokens + 1) * sizeof(size_t));
+    a->scratch = aligned_alloc(64, threads * stride * sizeof(float));
     if (!a->x || !a->qkv || !a->context || !a->wide || !a->product || !a->quantized ||
         !a->row_scales || !a->row_zero_points || !a->row_lo || !a->row_hi || !a->sequence_of ||
-        !a->position_of ||
+        !a->position_of || !a->first_item ||
         !a->scratch) {
         encoder_free_activations(a);
         return ENCODER_ERR_NOMEM;

@@ -29,17 +29,22 @@ typedef struct step {
     const float *src;          /* quantize: the rows, cols wide */
     size_t cols;
     const layer_norm *norm;    /* add_layer_norm */
-    size_t sequence, blocks, block;  /* attention: the sequence, its query blocks */
+    size_t items;              /* attention: (sequence, head, query block) items */
     float *out;                /* pool */
     atomic_int failed;
 } step;
 
-/* Row tasks: as many as threads, each a contiguous range of rows. */
-static void run_rows(encoder *e, const batch *b, qmm_task_fn *task, step *s)
+/* Row tasks of rows `width` floats wide: as many as threads, each a
+ * contiguous range of rows, but none of fewer than ROW_TASK_FLOATS floats
+ * (a task costs the threads more than that saves). */
+enum { ROW_TASK_FLOATS = 1 << 14 };
+
+static void run_rows(encoder *e, const batch *b, qmm_task_fn *task, step *s, size_t width)
 {
+    size_t most = b->tokens * width / ROW_TASK_FLOATS;
     s->e = e;
     s->b = b;
-    s->tasks = b->threads;
+    s->tasks = most < 1 ? 1 : most < b->threads ? most : b->threads;
     encoder_parallel_for(b->threads, s->tasks, task, s);
 }
 
@@ -103,7 +108,7 @@ static void embed_tokens(encoder *e, const batch *b)
         }
     }
     step st = {0};
-    run_rows(e, b, embed_task, &st);
+    run_rows(e, b, embed_task, &st, e->config.hidden);
 }
 
 /* Activations to uint8 as DynamicQuantizeLinear does, one scale and zero
@@ -176,7 +181,7 @@ static void quantize_rows_task(void *context, size_t task)
 static int quantize_sequences(encoder *e, const batch *b, step *st)
 {
     activations *a = &e->act;
-    run_rows(e, b, ranges_task, st);
+    run_rows(e, b, ranges_task, st, st->cols);
     for (size_t s = 0; s < b->count; s++) {
         size_t t0 = first_token(b, s), t1 = first_token(b, s + 1);
         float lo = a->row_lo[t0], hi = a->row_hi[t0], scale;
@@ -192,7 +197,7 @@ static int quantize_sequences(encoder *e, const batch *b, step *st)
             a->row_zero_points[t] = zp;
         }
     }
-    run_rows(e, b, quantize_rows_task, st);
+    run_rows(e, b, quantize_rows_task, st, st->cols);
     return !atomic_load(&st->failed);
 }
 
@@ -203,7 +208,7 @@ static encoder_status quantize_rows(encoder *e, const batch *b, const float *src
     step st = {.src = src, .cols = cols};
     if (e->activations == ENCODER_ACTIVATIONS_PER_SEQUENCE)
         return quantize_sequences(e, b, &st) ? ENCODER_OK : ENCODER_ERR_QMM;
-    run_rows(e, b, quantize_tokens_task, &st);
+    run_rows(e, b, quantize_tokens_task, &st, cols);
     return atomic_load(&st.failed) ? ENCODER_ERR_QMM : ENCODER_OK;
 }
 
@@ -239,37 +244,65 @@ static encoder_status product(encoder *e, const batch *b, const float *src,
     return st;
 }
 
-/* Task (head, query block) of one sequence, with a scratch area of its own. */
-static void attention_task(void *context, size_t task)
+/* A sequence's attention items: (head, query block) pairs. A head's queries
+ * split in blocks only where the heads alone leave threads idle, as each item
+ * transposes its head's keys. */
+static size_t query_block(size_t len, size_t heads, size_t threads)
 {
-    step *st = context;
+    size_t blocks = (threads + heads - 1) / heads, most = (len + 3) / 4;
+    blocks = blocks < most ? blocks : most;
+    return ((len + blocks - 1) / blocks + 3) / 4 * 4;
+}
+
+static void attention_item(const step *st, size_t item, float *scratch)
+{
     const encoder_config *c = &st->e->config;
-    activations *a = &st->e->act;
+    const activations *a = &st->e->act;
+    size_t lo = 0, hi = st->b->count;
+    while (hi - lo > 1) {  /* the sequence whose items hold this one */
+        size_t mid = (lo + hi) / 2;
+        if (a->first_item[mid] <= item)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    size_t s = lo;
     size_t h = c->hidden, dh = h / c->heads, ld = 3 * h;
-    size_t t0 = first_token(st->b, st->sequence), len = first_token(st->b, st->sequence + 1) - t0;
-    size_t head = task / st->blocks, i0 = task % st->blocks * st->block;
-    size_t rows = len - i0 < st->block ? len - i0 : st->block;
+    size_t t0 = first_token(st->b, s), len = first_token(st->b, s + 1) - t0;
+    size_t block = query_block(len, c->heads, st->b->threads), blocks = (len + block - 1) / block;
+    size_t head = (item - a->first_item[s]) / blocks;
+    size_t i0 = (item - a->first_item[s]) % blocks * block;
+    size_t rows = len - i0 < block ? len - i0 : block;
     const float *q = a->qkv + t0 * ld + head * dh;
     attention_rows(q + i0 * ld, rows, q + h, q + 2 * h, ld, len, dh, 1.0f / sqrtf((float)dh),
-                   a->context + (t0 + i0) * h + head * dh, h,
-                   a->scratch + task * a->scratch_stride);
+                   a->context + (t0 + i0) * h + head * dh, h, scratch);
+}
+
+/* Worker w of st->tasks takes items w, w + tasks, ... with scratch area w. */
+static void attention_task(void *context, size_t w)
+{
+    step *st = context;
+    float *scratch = st->e->act.scratch + w * st->e->act.scratch_stride;
+    for (size_t item = w; item < st->items; item += st->tasks)
+        attention_item(st, item, scratch);
 }
 
 static void attention(encoder *e, const batch *b)
 {
-    size_t heads = e->config.heads;
+    activations *a = &e->act;
+    size_t heads = e->config.heads, work = 0;
+    a->first_item[0] = 0;
     for (size_t s = 0; s < b->count; s++) {
         size_t len = first_token(b, s + 1) - first_token(b, s);
-        /* A head's queries split in blocks only where the heads alone leave
-         * threads idle: each task transposes its head's keys. */
-        size_t blocks = (b->threads + heads - 1) / heads, most = (len + 3) / 4;
-        blocks = blocks < most ? blocks : most;
-        size_t block = ((len + blocks - 1) / blocks + 3) / 4 * 4;
-        step st = {.e = e, .b = b, .sequence = s, .block = block,
-                   .blocks = (len + block - 1) / block};
-        st.tasks = heads * st.blocks;
-        encoder_parallel_for(b->threads, st.tasks, attention_task, &st);
+        size_t block = query_block(len, heads, b->threads);
+        a->first_item[s + 1] = a->first_item[s] + heads * ((len + block - 1) / block);
+        work += len * len;
     }
+    step st = {.e = e, .b = b, .items = a->first_item[b->count]};
+    /* Below a few hundred thousand multiply-adds, threads cost more than they save. */
+    st.tasks = work * e->config.hidden < (1u << 18) ? 1 : b->threads;
+    st.tasks = st.tasks < st.items ? st.tasks : st.items;
+    encoder_parallel_for(b->threads, st.tasks, attention_task, &st);
 }
 
 static void add_layer_norm_task(void *context, size_t task)
@@ -286,7 +319,7 @@ static void add_layer_norm_task(void *context, size_t task)
 static void add_layer_norm(encoder *e, const batch *b, const layer_norm *norm)
 {
     step st = {.norm = norm};
-    run_rows(e, b, add_layer_norm_task, &st);
+    run_rows(e, b, add_layer_norm_task, &st, e->config.hidden);
 }
 
 static void gelu_task(void *context, size_t task)
@@ -300,7 +333,7 @@ static void gelu_task(void *context, size_t task)
 static void gelu(encoder *e, const batch *b)
 {
     step st = {0};
-    run_rows(e, b, gelu_task, &st);
+    run_rows(e, b, gelu_task, &st, e->config.ffn);
 }
 
 static encoder_status run_layer(encoder *e, const batch *b, const encoder_layer *layer)

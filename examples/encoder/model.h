@@ -57,7 +57,8 @@ typedef struct activations {
     int32_t *row_zero_points;
     float *row_lo, *row_hi;  /* tokens: each row's least and greatest activation */
     uint32_t *sequence_of, *position_of;  /* tokens: each token's sequence and position */
-    float *scratch;      /* per thread: attention's transposed keys and one row of scores */
+    size_t *first_item;  /* tokens + 1: each sequence's first attention item (forward.c) */
+    float *scratch;      /* per attention worker: keys transposed, values, a block of scores */
     size_t scratch_stride;
 } activations;
 

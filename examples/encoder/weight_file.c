@@ -1,10 +1,13 @@
 #include "weight_file.h"
 
+#include <stdint.h>
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char magic[8] = {'q', 'm', 'm', '-', 'b', 'e', 'r', 't'};
 enum { FORMAT_VERSION = 1 };
@@ -53,14 +56,16 @@ static encoder_status read_all(weight_file *wf, const char *path, wf_why why)
         return ENCODER_ERR_IO;
     }
     encoder_status st = ENCODER_ERR_IO;
-    long size = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        size = ftell(f);
-    if (size < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        wf_say(why, "%s: cannot find its size", path);
+    struct stat info;
+    if (fstat(fileno(f), &info) != 0 || !S_ISREG(info.st_mode)) {
+        wf_say(why, "%s: not a regular file", path);
         goto out;
     }
-    wf->size = (size_t)size;
+    if ((uintmax_t)info.st_size > SIZE_MAX) {
+        wf_say(why, "%s: too large", path);
+        goto out;
+    }
+    wf->size = (size_t)info.st_size;
     wf->bytes = malloc(wf->size ? wf->size : 1);
     if (wf->bytes == NULL) {
         wf_say(why, "%s: no memory for %zu bytes", path, wf->size);
@@ -175,6 +180,36 @@ static encoder_status read_directory(weight_file *wf, wf_why why)
     return ENCODER_OK;
 }
 
+static int by_offset(const void *x, const void *y)
+{
+    const wf_tensor *a = *(const wf_tensor *const *)x, *b = *(const wf_tensor *const *)y;
+    return (a->data > b->data) - (a->data < b->data);
+}
+
+/* No two tensors share a byte. */
+static encoder_status check_disjoint(const weight_file *wf, wf_why why)
+{
+    const wf_tensor **order = malloc(wf->count * sizeof *order);
+    if (order == NULL) {
+        wf_say(why, "no memory for the tensor directory");
+        return ENCODER_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < wf->count; i++)
+        order[i] = &wf->tensors[i];
+    qsort(order, wf->count, sizeof *order, by_offset);
+    encoder_status st = ENCODER_OK;
+    for (size_t i = 1; i < wf->count && st == ENCODER_OK; i++) {
+        const wf_tensor *a = order[i - 1];
+        if ((const unsigned char *)a->data + a->rows * a->cols * wf_type_size(a->type) >
+            (const unsigned char *)order[i]->data) {
+            wf_say(why, "tensors %s and %s overlap", a->name, order[i]->name);
+            st = ENCODER_ERR_FORMAT;
+        }
+    }
+    free(order);
+    return st;
+}
+
 encoder_status wf_open(weight_file *wf, const char *path, wf_why why)
 {
     *wf = (weight_file){0};
@@ -214,6 +249,8 @@ encoder_status wf_open(weight_file *wf, const char *path, wf_why why)
         goto fail;
     }
     st = read_directory(wf, why);
+    if (st == ENCODER_OK)
+        st = check_disjoint(wf, why);
     if (st != ENCODER_OK)
         goto fail;
     return ENCODER_OK;

@@ -402,7 +402,8 @@ static void bad_files_mode(void)
     CHECK(encoder_load("no/such/file.qmmw", &e, NULL, 0) == ENCODER_ERR_IO && e == NULL,
           "a missing file");
     CHECK(encoder_load(NULL, &e, NULL, 0) == ENCODER_ERR_ARG, "a NULL path");
-    checks += 2;
+    CHECK(encoder_load(".", &e, NULL, 0) == ENCODER_ERR_IO && e == NULL, "a directory");
+    checks += 3;
 
     const size_t cuts[] = {0, 7, 95, 96, 100, 96 + 64 * 3, size / 2, size - 9, size - 1};
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
@@ -439,6 +440,11 @@ static void bad_files_mode(void)
         mw_reseal(bytes, size);
         expect_refused(bytes, size, ENCODER_ERR_FORMAT, patches[i].what);
     }
+    /* The second tensor's data moved onto the first's (same size and type). */
+    memcpy(bytes, good, size);
+    memcpy(bytes + 96 + 64 + 56, bytes + 96 + 56, 8);
+    mw_reseal(bytes, size);
+    expect_refused(bytes, size, ENCODER_ERR_FORMAT, "two tensors sharing bytes");
     memcpy(bytes, good, size);
     memset(bytes + 96, 'x', 40);
     mw_reseal(bytes, size);
