@@ -186,14 +186,16 @@ qmm_model_venv() {
         "$venv/bin/python" -m pip install --disable-pip-version-check --quiet $QMM_MODEL_PIP
 }
 
-# tract's command line (the crate tract-cli) into $1/bin, with cargo from
-# PATH or ~/.cargo/bin; it needs Rust 1.91 or later (rustup's, not Debian's).
+# tract's command line (the crate tract-cli, with its multithreaded matrix
+# products) into $1/bin, with cargo from PATH or ~/.cargo/bin; it needs Rust
+# 1.91 or later (rustup's, or Debian 12's rustc-web, not its rustc).
 QMM_TRACT_VERSION=0.23.9
 qmm_install_tract() {
     local root=$1 cargo
     [ -x "$root/bin/tract" ] && return 0
     cargo=$(PATH="$PATH:$HOME/.cargo/bin" command -v cargo) || return 1
     echo "qmm: building tract-cli $QMM_TRACT_VERSION with $cargo (about 15 minutes on 2 cores)" >&2
-    "$cargo" install tract-cli --locked --version "$QMM_TRACT_VERSION" --root "$root" \
-        >"$root.log" 2>&1 || { tail -n 20 "$root.log" >&2; return 1; }
+    mkdir -p "$root"
+    "$cargo" install tract-cli --locked --version "$QMM_TRACT_VERSION" --features multithread-mm \
+        --root "$root" >"$root.log" 2>&1 || { tail -n 20 "$root.log" >&2; return 1; }
 }

@@ -13,8 +13,9 @@ count, one engine at a time:
   ort-int8   ONNX Runtime on quantize_dynamic's int8 model, graph
              optimizations on (ORT_ENABLE_ALL), intra-op threads as given
   ort-float  the same on the float model
-  tract      tract's command line on the int8 file as written (-O, bench),
-             one thread: where --tract or PATH has it, else skipped
+  tract      tract's command line (tract-cli, built with multithread-mm) on
+             the int8 file as written (-O, bench, --threads as given): where
+             --tract or PATH has it, else skipped
 
 cosine_vs_float: each engine's embeddings of examples/encoder/sentences.tsv
 (134 sentences, tokenized by qmm's WordPiece) against ONNX Runtime's float
@@ -114,17 +115,17 @@ def qmm_embed(binary, model, token_lists):
     return np.array([[float(v) for v in line.split()] for line in out.splitlines()])
 
 
-def tract_ms(tract, model, seq, batch):
-    shapes = [f"{name}:{batch},{seq},i64" for name in
-              ("input_ids", "attention_mask", "token_type_ids")]
-    cmd = [tract, model, "-O"]
-    for s in shapes:
-        cmd += ["-i", s]
-    cmd += ["bench", "--allow-random-input"]
+def tract_ms(tract, model, seq, batch, threads):
+    """tract's bench on the model's symbols set to the shape, with token ids
+    in the vocabulary and a mask of ones (its random integers are otherwise
+    all 0)."""
+    cmd = [tract, model, "-O", "--threads", str(threads), "bench", "--set", f"batch={batch}",
+           "--set", f"sequence={seq}", "--allow-random-input",
+           "--random-range", "input_ids=1000.0..30000.0",
+           "--random-range", "attention_mask=1.0..1.5"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
-    text = proc.stdout + proc.stderr
-    found = re.search(r"([0-9.]+)\s*(ms|s|µs|us)/i", text) or re.search(
-        r"Bench ran .* ([0-9.]+)\s*(ms|s|µs|us)", text)
+    text = re.sub(r"\x1b\[[0-9;]*m", "", proc.stdout + proc.stderr)
+    found = re.search(r"([0-9.]+)\s*(ms|s|µs|us)/i", text)
     if proc.returncode != 0 or found is None:
         say(f"tract failed on {seq}x{batch}: {text.strip()[-300:]}")
         return None
@@ -184,10 +185,10 @@ def main():
                 for name, path in (("ort-int8", int8), ("ort-float", flt)):
                     reps = max(3, args.reps // (4 if name == "ort-float" else 1))
                     rows.append((name, t, seq, batch, Ort(path, t).ms(seq, batch, reps), ""))
-            if tract and t == 1:
-                ms = tract_ms(tract, int8, seq, batch)
+            if tract:
+                ms = tract_ms(tract, int8, seq, batch, t)
                 if ms is not None:
-                    rows.append(("tract", 1, seq, batch, ms, ""))
+                    rows.append(("tract", t, seq, batch, ms, ""))
             if not args.csv:
                 for r in rows[-4:]:
                     if r[1] == t and r[2] == seq and r[3] == batch:
