@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 
 /* Partial sums of a reduction: element i goes to lane i % FLOAT_LANES, the
@@ -18,8 +19,9 @@ enum { FLOAT_LANES = 16 };
 
 /* The hot loops again for wider x86 vectors, chosen at load time (ifunc):
  * the same operations in the same order, only more of them at once (Haswell:
- * AVX2 with FMA, which the attention blocks use). Not
- * under the sanitizers, whose instrumented resolvers would run before their
+ * AVX2 with FMA, which the attention blocks use). Static, in every file that
+ * calls them (gcc and clang name a clone's symbols differently). Not under
+ * the sanitizers, whose instrumented resolvers would run before their
  * run-times start. */
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
@@ -145,18 +147,44 @@ static inline void float_range(const float *x, size_t n, float *lo, float *hi)
     *hi = high[0];
 }
 
-
 /* x[i] = gelu(x[i]) = (x (erf(x * (1 / sqrt 2)) + 1)) * 0.5, for n elements. */
-void float_gelu(float *x, size_t n);
+FLOAT_CLONES static inline void float_gelu(float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float v = x[i];
+        x[i] = (v * (float_erf(v * 0.707106781f) + 1.0f)) * 0.5f;
+    }
+}
 
 /* x = softmax(x) over n elements. */
-void float_softmax(float *x, size_t n);
+FLOAT_CLONES static inline void float_softmax(float *x, size_t n)
+{
+    float min, max;
+    float_range(x, n, &min, &max);
+    for (size_t i = 0; i < n; i++)
+        x[i] = float_exp(x[i] - max);
+    /* One division, then products: a division per element costs as much as
+     * the rest of the step. */
+    float inv = 1.0f / float_sum(x, n);
+    for (size_t i = 0; i < n; i++)
+        x[i] = x[i] * inv;
+}
 
 /* x = LayerNorm(x + add) over n elements (add NULL: LayerNorm(x)):
  * (v - mean) / sqrt(var + eps) * w + b, mean and var (the biased one) by
  * float_sum's order. */
-void float_add_layer_norm(float *x, const float *add, size_t n, const float *w, const float *b,
-                          float eps);
+FLOAT_CLONES static inline void float_add_layer_norm(float *x, const float *add, size_t n,
+                                                    const float *w, const float *b, float eps)
+{
+    if (add != NULL)
+        for (size_t i = 0; i < n; i++)
+            x[i] = x[i] + add[i];
+    float mean = float_sum(x, n) / (float)n;
+    float var = float_sum_squares(x, n, mean) / (float)n;
+    float inv = 1.0f / sqrtf(var + eps);
+    for (size_t i = 0; i < n; i++)
+        x[i] = ((x[i] - mean) * inv) * w[i] + b[i];
+}
 
 /* y[j] += s * x[j] for n elements; inline, so that it takes the vector
  * width of the clone that calls it. */
