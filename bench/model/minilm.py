@@ -19,8 +19,9 @@ count, one engine at a time:
 
 cosine_vs_float: each engine's embeddings of examples/encoder/sentences.tsv
 (134 sentences, tokenized by qmm's WordPiece) against ONNX Runtime's float
-model, the mean cosine (the least in the table's notes). With --csv only the
-lines engine,threads,seq,batch,ms,cosine_vs_float on standard output.
+model, the mean cosine (the least in the table's notes; none for tract, whose
+command line is timed only). With --csv only the lines
+engine,threads,seq,batch,ms,cosine_vs_float on standard output.
 """
 import argparse
 import importlib.util
