@@ -209,7 +209,8 @@ def main():
             q = next(r[4] for r in here if r[0] == "qmm")
             for name, _, _, _, ms, split in here:
                 speedup = "" if name == "qmm" else f"{ms / q:.2f}x"
-                print(f"{seq:>5d} x {batch:<3d} {t:>7d} {name:>9s} {ms:9.2f} {speedup:>11s}  {split}")
+                print(f"{seq:>5d} x {batch:<3d} {t:>7d} {name:>9s} {ms:9.2f} {speedup:>11s}  "
+                      f"{split}")
     if cosine:
         print("\ncosine to the float model on examples/encoder/sentences.tsv "
               f"({len(token_lists)} sentences): " +

@@ -109,7 +109,8 @@ def spearman(x, y):
 def cosines(a, b):
     a = np.asarray(a, np.float64)
     b = np.asarray(b, np.float64)
-    return (a * b).sum(-1) / np.maximum(np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1), 1e-300)
+    norms = np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)
+    return (a * b).sum(-1) / np.maximum(norms, 1e-300)
 
 
 def batches(n, size):
@@ -183,17 +184,20 @@ def main(argv=None):
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", required=True, help="the int8 model, .qmmw")
     p.add_argument("--sentences", required=True, help="a<TAB>b<TAB>label file")
-    p.add_argument("--safetensors", required=True, help="the fp32 model.safetensors (the float reference)")
+    p.add_argument("--safetensors", required=True,
+                   help="the fp32 model.safetensors (the float reference)")
     p.add_argument("--onnx-int8", help="ONNX Runtime's int8 model (quantize_dynamic's output)")
     p.add_argument("--onnx-float", help="the float ONNX model")
     q = p.add_mutually_exclusive_group()
     q.add_argument("--qmm-embeddings", help=".npy [sentences, hidden] from qmm-encode")
     q.add_argument("--qmm-encode", help="qmm-encode's binary (see the hook in qmm_encode_engine)")
     p.add_argument("--batch", type=int, default=16,
-                   help="sequences a batch for the whole-batch engines (0: all at once; default 16)")
+                   help="sequences a batch for the whole-batch engines "
+                        "(0: all at once; default 16)")
     p.add_argument("--no-batch-engines", action="store_true",
                    help="skip ref-int8-batch and ort-int8-batch")
-    p.add_argument("--ort-threads", type=int, default=1, help="ONNX Runtime's intra-op threads (default 1)")
+    p.add_argument("--ort-threads", type=int, default=1,
+                   help="ONNX Runtime's intra-op threads (default 1)")
     p.add_argument("--limit", type=int, default=0, help="use only the first N pairs")
     p.add_argument("--dump-ids", help="write the token ids (qmm-encode's input) to this file")
     p.add_argument("--save", help="save every engine's embeddings to this .npz")
@@ -217,7 +221,8 @@ def main(argv=None):
     lengths = mask.sum(1)
     print(f"{len(pairs)} pairs, {len(sentences)} sentences, {int(lengths.sum())} tokens "
           f"(length {lengths.min()} to {lengths.max()}, median {int(np.median(lengths))}); "
-          f"model {os.path.basename(args.model)}: {config['layers']} layers, hidden {config['hidden']} "
+          f"model {os.path.basename(args.model)}: {config['layers']} layers, "
+          f"hidden {config['hidden']} "
           f"(read and tokenized in {time.time() - t0:.1f} s)")
     if args.dump_ids:
         with open(args.dump_ids, "w") as f:
@@ -269,14 +274,17 @@ def main(argv=None):
     if args.onnx_int8:
         run("ort-int8", lambda: ort_engine(args.onnx_int8, config, ids, mask, 1, args.ort_threads))
         if not args.no_batch_engines:
-            run("ort-int8-batch", lambda: ort_engine(args.onnx_int8, config, ids, mask,
-                                                     args.batch or len(sentences), args.ort_threads))
+            size = args.batch or len(sentences)
+            run("ort-int8-batch", lambda: ort_engine(args.onnx_int8, config, ids, mask, size,
+                                                     args.ort_threads))
     if args.onnx_float:
-        run("ort-float", lambda: ort_engine(args.onnx_float, config, ids, mask, 1, args.ort_threads))
+        run("ort-float", lambda: ort_engine(args.onnx_float, config, ids, mask, 1,
+                                            args.ort_threads))
     if args.qmm_embeddings:
         e = np.load(args.qmm_embeddings)
         if e.shape != (len(sentences), config["hidden"]):
-            sys.exit(f"{args.qmm_embeddings}: shape {e.shape}, expected {(len(sentences), config['hidden'])}")
+            sys.exit(f"{args.qmm_embeddings}: shape {e.shape}, "
+                     f"expected {(len(sentences), config['hidden'])}")
         engines["qmm"] = e.astype(np.float64)
     if args.qmm_encode:
         run("qmm", lambda: qmm_encode_engine(args.qmm_encode, args.model, ids, mask,
@@ -296,7 +304,8 @@ def main(argv=None):
         close = pc[labels == "close"].mean() if (labels == "close").any() else float("nan")
         far = pc[labels == "far"].mean() if (labels == "far").any() else float("nan")
         worst = int(np.argmin(c))
-        print(f"{name:16s} {c.min():10.6f} {c.mean():10.6f} {'#%d (%d tok)' % (worst, lengths[worst]):>15s} "
+        where = "#%d (%d tok)" % (worst, lengths[worst])
+        print(f"{name:16s} {c.min():10.6f} {c.mean():10.6f} {where:>15s} "
               f"{rho:9.6f} {close:11.4f} / {far:.4f}")
 
     def agree(x, y):
@@ -317,7 +326,8 @@ def main(argv=None):
     agree("qmm-seq", "ort-int8")
     agree("float", "ort-float")
     if args.save:
-        np.savez(args.save, ids=ids, mask=mask, **{k.replace("-", "_"): v for k, v in engines.items()})
+        np.savez(args.save, ids=ids, mask=mask,
+                 **{k.replace("-", "_"): v for k, v in engines.items()})
         print(f"embeddings saved to {args.save}")
     print(f"total {time.time() - t0:.1f} s")
 

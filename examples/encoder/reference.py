@@ -373,7 +373,8 @@ def load_safetensors(path):
             raise ValueError(f"{path}: tensor {name}: dtype {info['dtype']} not supported")
         start, end = info["data_offsets"]
         dt = np.dtype(dtypes[info["dtype"]])
-        a = np.frombuffer(data, dt, (end - start) // dt.itemsize, base + start).reshape(info["shape"])
+        a = np.frombuffer(data, dt, (end - start) // dt.itemsize, base + start)
+        a = a.reshape(info["shape"])
         if info["dtype"] == "BF16":
             a = (a.astype(np.uint32) << 16).view(np.float32)
         out[name] = a
