@@ -250,6 +250,15 @@ void qmm_team_leave(qmm_team *team)
     team->budgeted = 0;
 }
 
+void qmm_parallel_for(size_t tasks, qmm_task_fn *task, void *context)
+{
+    if (task == NULL || tasks == 0)
+        return;
+    qmm_team team = qmm_team_join(tasks);
+    qmm_team_run(&team, tasks, task, context);
+    qmm_team_leave(&team);
+}
+
 void qmm_team_run(const qmm_team *team, size_t tasks, qmm_task_fn *task, void *context)
 {
     if (team->threads <= 1 || tasks <= 1) {

@@ -1,7 +1,7 @@
 /*
  * Threads: the same bits for every thread count, kernel and entry point;
  * the thread count and where it comes from; an engine's own pool through
- * qmm_set_parallel_for; calls from inside an OpenMP parallel region and from
+ * qmm_set_parallel_for; qmm_parallel_for, an engine's tasks on qmm's threads; calls from inside an OpenMP parallel region and from
  * many user threads at once. One mode per process (argv[1]), as the thread
  * count's default is read once.
  *
@@ -239,6 +239,76 @@ static void engine_pool(void)
     checks++;
 }
 
+/* ---- qmm_parallel_for: an engine's own tasks on qmm's threads ------------ */
+
+enum { SPREAD_TASKS = 64 };
+
+typedef struct spread {
+    atomic_int ran[SPREAD_TASKS];
+    pthread_t caller;
+    atomic_int off_caller;
+    int wait;  /* the caller's task waits (5 s at most) until another thread ran one */
+} spread;
+
+static void spread_task(void *context, size_t task)
+{
+    spread *s = context;
+    atomic_fetch_add(&s->ran[task], 1);
+    if (!pthread_equal(pthread_self(), s->caller)) {
+        atomic_store(&s->off_caller, 1);
+        return;
+    }
+    /* On a loaded machine the caller could take every task before another
+     * thread wakes: it holds on to one until another thread has run one. */
+    for (int ms = 0; s->wait && !atomic_load(&s->off_caller) && ms < 5000; ms++)
+        usleep(1000);
+    s->wait = 0;
+}
+
+/* Every task once, on more threads than the caller's when there are more. */
+static void check_spread(size_t tasks, int expect_spread, const char *how)
+{
+    static spread s;
+    for (size_t t = 0; t < SPREAD_TASKS; t++)
+        atomic_store(&s.ran[t], 0);
+    s.caller = pthread_self();
+    atomic_store(&s.off_caller, 0);
+    s.wait = expect_spread;
+    qmm_parallel_for(tasks, spread_task, &s);
+    int once = 1;
+    for (size_t t = 0; t < SPREAD_TASKS; t++)
+        once &= atomic_load(&s.ran[t]) == (t < tasks ? 1 : 0);
+    CHECK(once, "qmm_parallel_for(%zu) %s: a task ran other than once", tasks, how);
+    CHECK(!expect_spread || atomic_load(&s.off_caller),
+          "qmm_parallel_for(%zu) %s: every task on the calling thread", tasks, how);
+    checks += 2;
+}
+
+static void parallel_for(void)
+{
+    qmm_parallel_for(5, NULL, NULL);
+    qmm_parallel_for(0, spread_task, NULL);
+    qmm_set_num_threads(1);
+    check_spread(SPREAD_TASKS, 0, "on one thread");
+    qmm_set_num_threads(3);
+#if defined(_OPENMP)
+    check_spread(SPREAD_TASKS, 1, "through OpenMP");
+#else
+    check_spread(SPREAD_TASKS, 0, "without OpenMP");
+#endif
+    check_spread(1, 0, "of one task");
+    test_pool p;
+    CHECK(test_pool_start(&p, 2, 1, NULL), "pool threads");
+    qmm_set_parallel_for(test_pool_parallel_for, &p);
+    check_spread(SPREAD_TASKS, 1, "on an engine's pool");
+    CHECK(atomic_load(&p.tasks_run) >= SPREAD_TASKS, "the engine's pool ran %zu tasks",
+          atomic_load(&p.tasks_run));
+    qmm_set_parallel_for(NULL, NULL);
+    test_pool_stop(&p);
+    qmm_set_num_threads(0);
+    checks++;
+}
+
 /* ---- calls from many threads, and from a parallel region ------------------ */
 
 enum { USER_THREADS = 6, CALLS_EACH = 4 };
@@ -338,6 +408,7 @@ static const test_mode modes[] = {
     {"count-env", count_env},
     {"count-affinity", count_affinity},
     {"pool", engine_pool},
+    {"parallel-for", parallel_for},
     {"callers", callers},
 };
 

@@ -98,11 +98,6 @@ encoder_status encoder_embed(encoder *e, size_t count, const size_t *offsets, co
 encoder_status encoder_hidden_states(encoder *e, size_t count, const size_t *offsets,
                                      const int32_t *ids, float *out);
 
-/* Runs the float parts' tasks through an engine's parallel-for from now on
- * (NULL: OpenMP, as qmm does): give it the one given to qmm_set_parallel_for,
- * with the thread count set to the pool's size. */
-void encoder_set_parallel_for(qmm_parallel_for_fn *parallel_for, void *pool);
-
 /* Wall-clock seconds spent so far in each part of the calls above. */
 typedef struct encoder_times {
     double products;    /* activation quantization and qmm's weight products */

@@ -1,8 +1,8 @@
 /* One pass of the encoder over a batch of unpadded sequences, the tokens of
  * all of them as the rows of every weight product. The float parts run on
- * qmm's thread count (parallel.c), between qmm's calls (never beside them),
- * in tasks of whole rows or (sequence, head, query block): no result depends
- * on which thread computed it. */
+ * qmm's threads (qmm_parallel_for: OpenMP or the engine's pool), between
+ * qmm's calls (never beside them), in tasks of whole rows or of (sequence,
+ * head, query block) items: no result depends on which thread computed it. */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -12,7 +12,6 @@
 #include "attention.h"
 #include "float_ops.h"
 #include "model.h"
-#include "parallel.h"
 
 typedef struct batch {
     size_t count, tokens;
@@ -34,6 +33,13 @@ typedef struct step {
     atomic_int failed;
 } step;
 
+/* Task t of `tasks` over n items: [*begin, *end), contiguous and balanced. */
+static void task_range(size_t t, size_t tasks, size_t n, size_t *begin, size_t *end)
+{
+    *begin = n * t / tasks;
+    *end = n * (t + 1) / tasks;
+}
+
 /* Row tasks of rows `width` floats wide: as many as threads, each a
  * contiguous range of rows, but none of fewer than ROW_TASK_FLOATS floats
  * (a task costs the threads more than that saves). */
@@ -45,7 +51,7 @@ static void run_rows(encoder *e, const batch *b, qmm_task_fn *task, step *s, siz
     s->e = e;
     s->b = b;
     s->tasks = most < 1 ? 1 : most < b->threads ? most : b->threads;
-    encoder_parallel_for(b->threads, s->tasks, task, s);
+    qmm_parallel_for(s->tasks, task, s);
 }
 
 static double seconds(void)
@@ -87,7 +93,7 @@ static void embed_task(void *context, size_t task)
     encoder *e = st->e;
     const activations *a = &e->act;
     size_t h = e->config.hidden, t0, t1;
-    encoder_task_range(task, st->tasks, st->b->tokens, &t0, &t1);
+    task_range(task, st->tasks, st->b->tokens, &t0, &t1);
     for (size_t t = t0; t < t1; t++) {
         float *x = a->x + t * h;
         add_table_row(&e->word, (size_t)st->b->ids[t], x, 0);
@@ -143,7 +149,7 @@ FLOAT_CLONES static void quantize_tokens_task(void *context, size_t task)
     activations *a = &st->e->act;
     size_t t0, t1;
     int ok = 1;
-    encoder_task_range(task, st->tasks, st->b->tokens, &t0, &t1);
+    task_range(task, st->tasks, st->b->tokens, &t0, &t1);
     for (size_t t = t0; t < t1; t++) {
         float lo, hi;
         float_range(st->src + t * st->cols, st->cols, &lo, &hi);
@@ -159,7 +165,7 @@ FLOAT_CLONES static void ranges_task(void *context, size_t task)
     step *st = context;
     activations *a = &st->e->act;
     size_t t0, t1;
-    encoder_task_range(task, st->tasks, st->b->tokens, &t0, &t1);
+    task_range(task, st->tasks, st->b->tokens, &t0, &t1);
     for (size_t t = t0; t < t1; t++)
         float_range(st->src + t * st->cols, st->cols, &a->row_lo[t], &a->row_hi[t]);
 }
@@ -169,7 +175,7 @@ static void quantize_rows_task(void *context, size_t task)
     step *st = context;
     size_t t0, t1;
     int ok = 1;
-    encoder_task_range(task, st->tasks, st->b->tokens, &t0, &t1);
+    task_range(task, st->tasks, st->b->tokens, &t0, &t1);
     for (size_t t = t0; t < t1; t++)
         ok &= quantize_row(&st->e->act, t, st->src, st->cols);
     if (!ok)
@@ -302,7 +308,7 @@ static void attention(encoder *e, const batch *b)
     /* Below a few hundred thousand multiply-adds, threads cost more than they save. */
     st.tasks = work * e->config.hidden < (1u << 18) ? 1 : b->threads;
     st.tasks = st.tasks < st.items ? st.tasks : st.items;
-    encoder_parallel_for(b->threads, st.tasks, attention_task, &st);
+    qmm_parallel_for(st.tasks, attention_task, &st);
 }
 
 static void add_layer_norm_task(void *context, size_t task)
@@ -310,7 +316,7 @@ static void add_layer_norm_task(void *context, size_t task)
     step *st = context;
     activations *a = &st->e->act;
     size_t h = st->e->config.hidden, t0, t1;
-    encoder_task_range(task, st->tasks, st->b->tokens, &t0, &t1);
+    task_range(task, st->tasks, st->b->tokens, &t0, &t1);
     for (size_t t = t0; t < t1; t++)
         float_add_layer_norm(a->x + t * h, a->product + t * h, h, st->norm->weight,
                              st->norm->bias, st->e->config.layer_norm_eps);
@@ -326,7 +332,7 @@ static void gelu_task(void *context, size_t task)
 {
     step *st = context;
     size_t f = st->e->config.ffn, t0, t1;
-    encoder_task_range(task, st->tasks, st->b->tokens, &t0, &t1);
+    task_range(task, st->tasks, st->b->tokens, &t0, &t1);
     float_gelu(st->e->act.wide + t0 * f, (t1 - t0) * f);
 }
 
@@ -409,7 +415,7 @@ static void pool_task(void *context, size_t task)
     const encoder_config *c = &st->e->config;
     size_t h = c->hidden, s0, s1;
     const float *x = st->e->act.x;
-    encoder_task_range(task, st->tasks, st->b->count, &s0, &s1);
+    task_range(task, st->tasks, st->b->count, &s0, &s1);
     for (size_t s = s0; s < s1; s++) {
         size_t t0 = first_token(st->b, s), len = first_token(st->b, s + 1) - t0;
         float *v = st->out + s * h;
@@ -433,7 +439,7 @@ static void pool(encoder *e, const batch *b, float *out)
 {
     step st = {.e = e, .b = b, .out = out};
     st.tasks = b->threads < b->count ? b->threads : b->count;
-    encoder_parallel_for(b->threads, st.tasks, pool_task, &st);
+    qmm_parallel_for(st.tasks, pool_task, &st);
 }
 
 encoder_status encoder_embed(encoder *e, size_t count, const size_t *offsets, const int32_t *ids,

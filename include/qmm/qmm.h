@@ -580,6 +580,16 @@ typedef void qmm_parallel_for_fn(void *pool, size_t tasks, qmm_task_fn *task, vo
  * included. */
 QMM_API void qmm_set_parallel_for(qmm_parallel_for_fn *parallel_for, void *pool);
 
+/* Runs task(context, t) for every t in [0, tasks) on qmm's threads and
+ * returns when all have finished: on up to qmm_get_num_threads() threads
+ * (the caller's included), through the engine's parallel-for when one is set,
+ * else OpenMP, else on the calling thread alone (all of them on it when
+ * called from inside an OpenMP parallel region, fewer threads while other
+ * calls hold part of the count). For an engine's own steps
+ * between qmm's products (the float parts of a model), so that they and qmm
+ * share one set of threads. tasks == 0 or task NULL does nothing. */
+QMM_API void qmm_parallel_for(size_t tasks, qmm_task_fn *task, void *context);
+
 /*
  * Kernels and CPU features.
  *

@@ -288,16 +288,15 @@ static void identity_mode(void)
     test_each_kernel(&checks, &forced, identity_suite, NULL);
     forced = "the selector's";
     identity_suite();
-    /* The float parts and qmm's products on an engine's pool instead of OpenMP. */
+    /* qmm's products and the float parts (qmm_parallel_for) on an engine's
+     * pool instead of OpenMP. */
     test_pool pool;
     CHECK(test_pool_start(&pool, 3, 1, NULL), "cannot start the pool");
     qmm_set_parallel_for(test_pool_parallel_for, &pool);
-    encoder_set_parallel_for(test_pool_parallel_for, &pool);
     forced = "the selector's, on an engine's pool";
     identity_suite();
     CHECK(atomic_load(&pool.tasks_run) > 0, "the engine's pool ran no task");
     checks++;
-    encoder_set_parallel_for(NULL, NULL);
     qmm_set_parallel_for(NULL, NULL);
     test_pool_stop(&pool);
 }
