@@ -17,7 +17,6 @@ void encoder_free_activations(activations *a)
     free(a->row_zero_points);
     free(a->row_lo);
     free(a->row_hi);
-    free(a->sequence_of);
     free(a->position_of);
     free(a->first_item);
     free(a->scratch);
@@ -48,14 +47,12 @@ encoder_status encoder_reserve(activations *a, const encoder_config *c, size_t t
     a->row_zero_points = malloc(tokens * sizeof(int32_t));
     a->row_lo = malloc(tokens * sizeof(float));
     a->row_hi = malloc(tokens * sizeof(float));
-    a->sequence_of = malloc(tokens * sizeof(uint32_t));
     a->position_of = malloc(tokens * sizeof(uint32_t));
     a->first_item = malloc((tokens + 1) * sizeof(size_t));
     a->scratch = aligned_alloc(64, threads * stride * sizeof(float));
     if (!a->x || !a->qkv || !a->context || !a->wide || !a->product || !a->quantized ||
-        !a->row_scales || !a->row_zero_points || !a->row_lo || !a->row_hi || !a->sequence_of ||
-        !a->position_of || !a->first_item ||
-        !a->scratch) {
+        !a->row_scales || !a->row_zero_points || !a->row_lo || !a->row_hi ||
+        !a->position_of || !a->first_item || !a->scratch) {
         encoder_free_activations(a);
         return ENCODER_ERR_NOMEM;
     }

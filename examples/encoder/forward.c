@@ -108,10 +108,8 @@ static void embed_tokens(encoder *e, const batch *b)
 {
     activations *a = &e->act;
     for (size_t s = 0; s < b->count; s++) {
-        for (size_t t = first_token(b, s); t < first_token(b, s + 1); t++) {
-            a->sequence_of[t] = (uint32_t)s;
+        for (size_t t = first_token(b, s); t < first_token(b, s + 1); t++)
             a->position_of[t] = (uint32_t)(t - first_token(b, s));
-        }
     }
     step st = {0};
     run_rows(e, b, embed_task, &st, e->config.hidden);

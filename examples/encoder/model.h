@@ -56,7 +56,7 @@ typedef struct activations {
     float *row_scales;   /* tokens: the activation scale of each token's sequence */
     int32_t *row_zero_points;
     float *row_lo, *row_hi;  /* tokens: each row's least and greatest activation */
-    uint32_t *sequence_of, *position_of;  /* tokens: each token's sequence and position */
+    uint32_t *position_of;  /* tokens: each token's position in its sequence */
     size_t *first_item;  /* tokens + 1: each sequence's first attention item (forward.c) */
     float *scratch;      /* per attention worker: keys transposed, values, a block of scores */
     size_t scratch_stride;
