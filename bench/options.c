@@ -55,7 +55,7 @@ void bench_print_usage(FILE *out)
             "                 the speed ratio Y / X\n"
             "  --weights X    which side is a layer's weights, packed once per shape by\n"
             "                 qmm_plan_create_gemm before the timing, each timed call\n"
-            "                 being qmm_plan_gemm with the other side:\n"
+            "                 being qmm_plan_run_gemm with the other side:\n"
             "                   none  no plan: a one-shot call per product (the default)\n"
             "                   a     A (MxK) packed, N given per call (QMM_WEIGHTS_A)\n"
             "                   b     B packed from a copy stored NxK row-major, as PyTorch\n"

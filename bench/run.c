@@ -51,7 +51,7 @@ static qmm_status multiply(const call *x)
     const bench_shape s = p->s;
     qmm_set_num_threads(x->who->threads);
     if (x->who->weights != BENCH_WEIGHTS_NONE)
-        return qmm_plan_gemm(x->plan, &x->d);
+        return qmm_plan_run_gemm(x->plan, &x->d);
     if (bench_is_quantized(p->a_type, p->out))
         return qmm_gemm(&x->d);
     if (x->who->forced == NULL)

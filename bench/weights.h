@@ -1,7 +1,7 @@
 /*
  * Plans, as --weights asks for them: one side of the product taken as a
  * layer's weights and packed once, before the timing, by qmm_plan_create_gemm,
- * so that each timed call is the qmm_plan_gemm of an inference step.
+ * so that each timed call is the qmm_plan_run_gemm of an inference step.
  */
 #ifndef QMM_BENCH_WEIGHTS_H
 #define QMM_BENCH_WEIGHTS_H
@@ -32,7 +32,7 @@ extern const char *const bench_weights_labels[BENCH_WEIGHTS_COUNT];
  * w is not BENCH_WEIGHTS_NONE. */
 qmm_status bench_plan_create(qmm_plan **plan, const qmm_gemm_desc *d, bench_weights w);
 
-/* The size that a run of a plan with weights w gives qmm_plan_gemm: n for
+/* The size that a run of a plan with weights w gives qmm_plan_run_gemm: n for
  * weights A, m for weights B, as qmm_plan_kernel_name takes it. */
 size_t bench_plan_free_size(bench_shape s, bench_weights w);
 

@@ -57,17 +57,17 @@ static qmm_status fill_role(qmm_plan *p, enum qmm_role r, const qmm_kernel *kern
 static qmm_status plan_init(qmm_plan *p, size_t m, size_t n, size_t k, int transposed)
 {
     *p = (qmm_plan){.m = m, .n = n, .k = k, .transposed = transposed};
-    if (m > PTRDIFF_MAX || k > PTRDIFF_MAX || (n > PTRDIFF_MAX && n != QMM_N_SYMBOLIC)) {
+    if (m > PTRDIFF_MAX || k > PTRDIFF_MAX || (n > PTRDIFF_MAX && n != QMM_SYMBOLIC)) {
         qmm_log("invalid argument: m, n and k must be at most PTRDIFF_MAX");
         return QMM_ERR_INVALID_ARG;
     }
     for (int r = 0; r < QMM_ROLE_COUNT; r++) {
         /* A concrete plan has the role of its n; a symbolic one both. */
-        size_t role_n = r == QMM_ROLE_GEMV ? 1 : QMM_N_SYMBOLIC;
-        if (n != QMM_N_SYMBOLIC && role_for(n) != (enum qmm_role)r)
+        size_t role_n = r == QMM_ROLE_GEMV ? 1 : QMM_SYMBOLIC;
+        if (n != QMM_SYMBOLIC && role_for(n) != (enum qmm_role)r)
             continue;
         const qmm_kernel *kern;
-        qmm_status st = qmm_choose_kernel(m, n == QMM_N_SYMBOLIC ? role_n : n, &kern);
+        qmm_status st = qmm_choose_kernel(m, n == QMM_SYMBOLIC ? role_n : n, &kern);
         if (st == QMM_OK)
             st = fill_role(p, (enum qmm_role)r, kern);
         if (st != QMM_OK)
@@ -199,7 +199,7 @@ static qmm_status plan_pack_weights(qmm_plan *p, const qmm_operand *w)
 
 const qmm_kernel *qmm_plan_kernel(const qmm_plan *p, size_t n)
 {
-    if (p == NULL || n == 0 || n > PTRDIFF_MAX || (p->n != QMM_N_SYMBOLIC && n != p->n))
+    if (p == NULL || n == 0 || n > PTRDIFF_MAX || (p->n != QMM_SYMBOLIC && n != p->n))
         return NULL;
     return p->roles[role_for(n)].kernel;
 }
@@ -209,7 +209,7 @@ static qmm_status plan_run(const qmm_plan *p, size_t n, const int8_t *b, ptrdiff
 {
     if (!p->packed || p->transposed || p->weights.has_zp) {
         qmm_log("invalid argument: qmm_plan_run needs a plan with int8 weights A without "
-                "zero point, packed by qmm_plan_pack_a (else qmm_plan_gemm)");
+                "zero point, packed by qmm_plan_pack_a (else qmm_plan_run_gemm)");
         return QMM_ERR_INVALID_ARG;
     }
     if (n == 0)
@@ -288,7 +288,7 @@ qmm_status qmm_plan_create_gemm(qmm_plan **plan, const qmm_gemm_desc *d, qmm_wei
     return QMM_OK;
 }
 
-qmm_status qmm_plan_gemm(const qmm_plan *p, const qmm_gemm_desc *d)
+qmm_status qmm_plan_run_gemm(const qmm_plan *p, const qmm_gemm_desc *d)
 {
     if (p == NULL || d == NULL || !p->packed) {
         qmm_log("invalid argument: a NULL or unpacked plan, or a NULL descriptor");
@@ -297,7 +297,7 @@ qmm_status qmm_plan_gemm(const qmm_plan *p, const qmm_gemm_desc *d)
     const int tr = p->transposed;
     /* The run's sizes in the plan's coordinates. */
     const size_t m = tr ? d->n : d->m, n = tr ? d->m : d->n;
-    if (m != p->m || d->k != p->k || (p->n != QMM_N_SYMBOLIC && n != p->n && n != 0)) {
+    if (m != p->m || d->k != p->k || (p->n != QMM_SYMBOLIC && n != p->n && n != 0)) {
         qmm_log("invalid argument: m=%zu n=%zu k=%zu for a plan of other sizes", d->m, d->n,
                 d->k);
         return QMM_ERR_INVALID_ARG;

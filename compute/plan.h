@@ -40,7 +40,7 @@ typedef struct qmm_plan_role {
  * the weights as an A: m is the weights' lines (the caller's n when they
  * are B, `transposed`), n the activations' free dimension. */
 struct qmm_plan {
-    size_t m, n, k;            /* n may be QMM_N_SYMBOLIC */
+    size_t m, n, k;            /* n may be QMM_SYMBOLIC */
     qmm_plan_role roles[QMM_ROLE_COUNT];
     int packed;
     int transposed;

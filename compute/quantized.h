@@ -1,5 +1,5 @@
 /*
- * Quantized products: what qmm_gemm and qmm_plan_gemm share. Each operand
+ * Quantized products: what qmm_gemm and qmm_plan_run_gemm share. Each operand
  * side is made ready for the int8 kernels (pack/operand.h: uint8 flipped to
  * int8, its lines' sums where the other side's zero point needs them), the
  * zero points become corrections in the epilogue (output/epilogue.h), and the

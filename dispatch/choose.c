@@ -33,7 +33,7 @@ static void log_choice(size_t m, size_t n, int one_shot, const qmm_kernel *chose
     /* Detection logs the features (once) before the first explanation. */
     qmm_cpu_features();
     char nbuf[32];
-    if (n == QMM_N_SYMBOLIC)
+    if (n == QMM_SYMBOLIC)
         snprintf(nbuf, sizeof nbuf, "symbolic");
     else
         snprintf(nbuf, sizeof nbuf, "%zu", n);

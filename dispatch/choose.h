@@ -13,7 +13,7 @@
 qmm_status qmm_kernel_by_name(const char *name, const qmm_kernel **out);
 
 /* The kernel for an m x n product computed as is, as a plan runs it (n may
- * be QMM_N_SYMBOLIC). */
+ * be QMM_SYMBOLIC). */
 qmm_status qmm_choose_kernel(size_t m, size_t n, const qmm_kernel **out);
 
 /* The kernel a one-shot m x n call runs, in one selection, and whether it

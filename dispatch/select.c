@@ -72,7 +72,7 @@ static double useful(size_t e, unsigned t)
 static double expected_speed(const qmm_kernel *k, shape s)
 {
     double f = k->run_rows != NULL ? 1.0 : useful(s.m, k->mr);
-    if (s.n != QMM_N_SYMBOLIC)
+    if (s.n != QMM_SYMBOLIC)
         f *= useful(s.n, k->nr);
     const double speed = k->rank * f;
     const unsigned packing = a_packing_rank[k->a_format - qmm_pack_formats];
@@ -136,7 +136,7 @@ static int better(const qmm_kernel *x, const qmm_kernel *y, shape s)
 
 static shape make_shape(size_t m, size_t n, int one_shot)
 {
-    return (shape){m, n, one_shot && m == 1 && n > 1 && n != QMM_N_SYMBOLIC, one_shot && n == 1};
+    return (shape){m, n, one_shot && m == 1 && n > 1 && n != QMM_SYMBOLIC, one_shot && n == 1};
 }
 
 const char *qmm_select_why(const qmm_kernel *winner, const qmm_kernel *loser, size_t m,

@@ -7,7 +7,7 @@
  * are ordered by these criteria; the first that tells two apart decides:
  *
  *  1. role: for n == 1 a GEMV kernel (nr == 1) beats a matrix kernel; for
- *     n > 1, or n symbolic (QMM_N_SYMBOLIC), a matrix kernel (nr > 1)
+ *     n > 1, or n symbolic (QMM_SYMBOLIC), a matrix kernel (nr > 1)
  *     beats every GEMV kernel whatever its rank or tile. A one-shot
  *     single-row product (m == 1 < n) may also run as its transpose, C^T =
  *     B^T.A^T, an n x 1 product: there a matrix kernel with partial rows

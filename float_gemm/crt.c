@@ -291,7 +291,7 @@ qmm_status qmm_crt_gemm(qmm_crt_type type, size_t m, size_t n, size_t k, const v
 {
     const size_t elem = elem_bytes(type);
     qmm_status st =
-        qmm_float_gemm_check(m, n, k, a, lda, b, ldb, c, ldc, elem, QMM_PER_CHANNEL);
+        qmm_float_gemm_check(m, n, k, a, lda, b, ldb, c, ldc, elem, QMM_PER_ROW_COL);
     if (st != QMM_OK || m == 0 || n == 0)
         return st;
     if (moduli < 1 || moduli > QMM_CRT_MAX_MODULI) {

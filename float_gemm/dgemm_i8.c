@@ -79,9 +79,9 @@ static void scale_rows(void *context, size_t t, size_t lo, size_t hi)
 
 qmm_status qmm_dgemm_i8(size_t m, size_t n, size_t k,
                         const double *a, size_t lda, const double *b, size_t ldb,
-                        double *c, size_t ldc, qmm_granularity g, unsigned slices)
+                        double *c, size_t ldc, qmm_per per, unsigned slices)
 {
-    qmm_status st = qmm_float_gemm_check(m, n, k, a, lda, b, ldb, c, ldc, sizeof *c, g);
+    qmm_status st = qmm_float_gemm_check(m, n, k, a, lda, b, ldb, c, ldc, sizeof *c, per);
     if (st == QMM_OK && m != 0 && n != 0 && (slices < 1 || slices > QMM_MAX_SLICES)) {
         qmm_log("invalid argument: slices = %u, need 1 to %d", slices, QMM_MAX_SLICES);
         st = QMM_ERR_INVALID_ARG;
@@ -95,12 +95,12 @@ qmm_status qmm_dgemm_i8(size_t m, size_t n, size_t k,
     /* m * k and k * n are at most PTRDIFF_MAX / 8 (spans of doubles) and
      * s at most 16: no product overflows. */
     const size_t s = slices, deepest = s * k;
-    const int per_channel = g == QMM_PER_CHANNEL;
+    const int per_line = per == QMM_PER_ROW_COL;
     const size_t sizes[] = {
         m * k * s, k * n * s,
-        (per_channel ? m : 1) * sizeof(int), (per_channel ? n : 1) * sizeof(int),
+        (per_line ? m : 1) * sizeof(int), (per_line ? n : 1) * sizeof(int),
         m * n * sizeof(int32_t), deepest > QMM_EXACT_DEPTH ? m * n * sizeof(int64_t) : 0,
-        m * n * sizeof(double), (per_channel ? n : 1) * sizeof(double)};
+        m * n * sizeof(double), (per_line ? n : 1) * sizeof(double)};
     enum { DA, DB, EA, EB, S32, S64, ACC, PB, PARTS };
     void *part[PARTS];
     size_t got;
@@ -109,10 +109,10 @@ qmm_status qmm_dgemm_i8(size_t m, size_t n, size_t k,
         return QMM_ERR_NO_MEMORY;
     int8_t *da = part[DA], *db = part[DB];
     qmm_split_job sa = {.x = a, .ldx = lda, .rows = m, .cols = k,
-                        .per = per_channel ? QMM_PER_ROW : QMM_PER_MATRIX, .slices = slices,
+                        .per = per_line ? QMM_PER_ROW : QMM_PER_MATRIX, .slices = slices,
                         .out = da, .slice_step = (ptrdiff_t)k, .ldo = s * k, .exps = part[EA]};
     qmm_split_job sb = {.x = b, .ldx = ldb, .rows = k, .cols = n,
-                        .per = per_channel ? QMM_PER_COL : QMM_PER_MATRIX, .slices = slices,
+                        .per = per_line ? QMM_PER_COL : QMM_PER_MATRIX, .slices = slices,
                         .out = db + (s - 1) * k * n, .slice_step = -(ptrdiff_t)(k * n),
                         .ldo = n, .exps = part[EB]};
     if ((st = qmm_split_run(&sa)) == QMM_OK && (st = qmm_split_run(&sb)) == QMM_OK) {
@@ -130,9 +130,9 @@ qmm_status qmm_dgemm_i8(size_t m, size_t n, size_t k,
     if (st == QMM_OK) {
         const int *eb = part[EB];
         double *pb = part[PB];
-        for (size_t j = 0; j < (per_channel ? n : 1); j++)
+        for (size_t j = 0; j < (per_line ? n : 1); j++)
             pb[j] = power_of_two(eb[j]);
-        scale_out so = {part[ACC], part[EA], eb, pb, n, ldc, per_channel, c};
+        scale_out so = {part[ACC], part[EA], eb, pb, n, ldc, per_line, c};
         qmm_ranges_for(m, (double)n, scale_rows, &so);
     }
     qmm_float_gemm_buffers_return(mem, got);

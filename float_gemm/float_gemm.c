@@ -10,15 +10,15 @@
 
 qmm_status qmm_float_gemm_check(size_t m, size_t n, size_t k, const void *a, size_t lda,
                                 const void *b, size_t ldb, const void *c, size_t ldc,
-                                size_t elem, qmm_granularity g)
+                                size_t elem, qmm_per per)
 {
     if (m == 0 || n == 0)
         return QMM_OK;
     if (!qmm_leading_dim_ok(lda, k, "lda") || !qmm_leading_dim_ok(ldb, n, "ldb") ||
         !qmm_leading_dim_ok(ldc, n, "ldc"))
         return QMM_ERR_INVALID_ARG;
-    if (g != QMM_PER_TENSOR && g != QMM_PER_CHANNEL) {
-        qmm_log("invalid argument: the granularity must be QMM_PER_TENSOR or QMM_PER_CHANNEL");
+    if (per != QMM_PER_MATRIX && per != QMM_PER_ROW_COL) {
+        qmm_log("invalid argument: per must be QMM_PER_MATRIX or QMM_PER_ROW_COL");
         return QMM_ERR_INVALID_ARG;
     }
     if (k > PTRDIFF_MAX) {

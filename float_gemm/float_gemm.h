@@ -12,10 +12,10 @@
 
 /* The rules of both calls for row-major A, B and C of elem-byte values:
  * none for m == 0 or n == 0 (QMM_OK); else leading dimensions, the
- * granularity, operands and overlaps. */
+ * scaling (per), operands and overlaps. */
 qmm_status qmm_float_gemm_check(size_t m, size_t n, size_t k, const void *a, size_t lda,
                                 const void *b, size_t ldb, const void *c, size_t ldc,
-                                size_t elem, qmm_granularity g);
+                                size_t elem, qmm_per per);
 
 /* Zeros into C, m x n of elem-byte values (float or double). */
 void qmm_float_gemm_zero(size_t m, size_t n, void *c, size_t ldc, size_t elem);

@@ -34,9 +34,9 @@ static void spread(float *scales, size_t count)
 
 qmm_status qmm_sgemm_i8(size_t m, size_t n, size_t k,
                         const float *a, size_t lda, const float *b, size_t ldb,
-                        float *c, size_t ldc, qmm_granularity g)
+                        float *c, size_t ldc, qmm_per per)
 {
-    qmm_status st = qmm_float_gemm_check(m, n, k, a, lda, b, ldb, c, ldc, sizeof *c, g);
+    qmm_status st = qmm_float_gemm_check(m, n, k, a, lda, b, ldb, c, ldc, sizeof *c, per);
     if (st != QMM_OK || m == 0 || n == 0)
         return st;
     if (k == 0) {
@@ -54,15 +54,15 @@ qmm_status qmm_sgemm_i8(size_t m, size_t n, size_t k,
     void *mem = qmm_float_gemm_buffers(PARTS, sizes, part, &got);
     if (mem == NULL)
         return QMM_ERR_NO_MEMORY;
-    const qmm_per per_a = g == QMM_PER_CHANNEL ? QMM_PER_ROW : QMM_PER_MATRIX;
-    const qmm_per per_b = g == QMM_PER_CHANNEL ? QMM_PER_COL : QMM_PER_MATRIX;
+    const qmm_per per_a = per == QMM_PER_ROW_COL ? QMM_PER_ROW : QMM_PER_MATRIX;
+    const qmm_per per_b = per == QMM_PER_ROW_COL ? QMM_PER_COL : QMM_PER_MATRIX;
     qmm_quant_job qa = {.x = a, .ldx = lda, .rows = m, .cols = k, .per = per_a,
                         .q = part[QA], .ldq = k, .scales = part[SA]};
     qmm_quant_job qb = {.x = b, .ldx = ldb, .rows = k, .cols = n, .per = per_b,
                         .q = part[QB], .ldq = n, .scales = part[SB]};
     float *sa = part[SA], *sb = part[SB];
     if ((st = qmm_quantize_run(&qa)) == QMM_OK && (st = qmm_quantize_run(&qb)) == QMM_OK) {
-        if (g == QMM_PER_TENSOR) {
+        if (per == QMM_PER_MATRIX) {
             spread(sa, m);
             spread(sb, n);
         }

@@ -122,7 +122,7 @@ static void kernel_forced_gemv(void)
         return;
     setenv("QMM_KERNEL", gemv->name, 1);
     qmm_plan *plan;
-    CHECK(qmm_plan_create(&plan, 9, QMM_N_SYMBOLIC, 11) == QMM_OK, "plan");
+    CHECK(qmm_plan_create(&plan, 9, QMM_SYMBOLIC, 11) == QMM_OK, "plan");
     CHECK(strcmp(qmm_plan_kernel_name(plan, 1), gemv->name) == 0 &&
               strcmp(qmm_plan_kernel_name(plan, 5), gemv->name) == 0,
           "QMM_KERNEL not used for every role");
@@ -154,7 +154,7 @@ static void talkative_calls(void)
     int8_t a[64] = {1}, b[64] = {2};
     int32_t c[64];
     qmm_plan *plan;
-    if (qmm_plan_create(&plan, 8, QMM_N_SYMBOLIC, 8) == QMM_OK)
+    if (qmm_plan_create(&plan, 8, QMM_SYMBOLIC, 8) == QMM_OK)
         qmm_plan_destroy(plan);
     qmm_i8_i32(8, 8, 8, a, 7, b, 8, c, 8);
 }

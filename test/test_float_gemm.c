@@ -39,8 +39,12 @@
 static long checks;
 static const char *kernel = "the selector's kernel"; /* for messages */
 
-static const char *const granularity_names[] = {"per tensor", "per channel"};
-static const qmm_granularity granularities[] = {QMM_PER_TENSOR, QMM_PER_CHANNEL};
+static const qmm_per granularities[] = {QMM_PER_MATRIX, QMM_PER_ROW_COL};
+
+static const char *per_name(qmm_per per)
+{
+    return per == QMM_PER_MATRIX ? "per matrix" : "per row and column";
+}
 
 /* ---- products ------------------------------------------------------------------ */
 
@@ -130,13 +134,13 @@ static float sgemm_element(int64_t s, float sa, float sb)
     return t * sb;
 }
 
-static void ref_sgemm(const product *p, qmm_granularity g, float *c)
+static void ref_sgemm(const product *p, qmm_per g, float *c)
 {
     int8_t *qa = malloc(p->m * p->k), *qb = malloc(p->k * p->n);
     float *sa = malloc(p->m * sizeof *sa), *sb = malloc(p->n * sizeof *sb);
     const lines a = rows_of(p->a, p->m, p->k), b = cols_of(p->b, p->k, p->n);
-    ref_quantize_f32(&a, g == QMM_PER_TENSOR, qa, sa);
-    ref_quantize_f32(&b, g == QMM_PER_TENSOR, qb, sb);
+    ref_quantize_f32(&a, g == QMM_PER_MATRIX, qa, sa);
+    ref_quantize_f32(&b, g == QMM_PER_MATRIX, qb, sb);
     for (size_t i = 0; i < p->m; i++)
         for (size_t j = 0; j < p->n; j++) {
             int64_t s = 0;
@@ -188,14 +192,14 @@ static void ref_slices(const lines *x, const int *exps, unsigned slices, int8_t 
 
 /* (sum over t from s+1 down to 2 of S_t 2^(-7t)) 2^(E+F), added in that
  * order, S_t(i,j) = sum over u + w = t of sum_p a_u(i,p) b_w(p,j). */
-static void ref_dgemm(const product *p, qmm_granularity g, unsigned slices, double *c)
+static void ref_dgemm(const product *p, qmm_per g, unsigned slices, double *c)
 {
     const size_t sa = p->m * p->k, sb = p->k * p->n;
     int8_t *da = malloc(slices * sa), *db = malloc(slices * sb);
     int *ea = malloc(p->m * sizeof *ea), *fb = malloc(p->n * sizeof *fb);
     const lines a = rows_of(p->a, p->m, p->k), b = cols_of(p->b, p->k, p->n);
-    ref_exponents(&a, g == QMM_PER_TENSOR, ea);
-    ref_exponents(&b, g == QMM_PER_TENSOR, fb);
+    ref_exponents(&a, g == QMM_PER_MATRIX, ea);
+    ref_exponents(&b, g == QMM_PER_MATRIX, fb);
     ref_slices(&a, ea, slices, da);
     ref_slices(&b, fb, slices, db);
     for (size_t i = 0; i < p->m; i++)
@@ -230,7 +234,7 @@ typedef struct gemm_call {
     size_t ldb;
     void *c;
     size_t ldc;
-    qmm_granularity g;
+    qmm_per g;
     unsigned slices; /* dgemm */
 } gemm_call;
 
@@ -286,11 +290,11 @@ static void check_threads(const product *p, gemm_call call, const void *ref, int
     test_matrix_free(&c);
 }
 
-static void check_sgemm(const product *p, qmm_granularity g, const char *data)
+static void check_sgemm(const product *p, qmm_per g, const char *data)
 {
     char what[200];
     snprintf(what, sizeof what, "sgemm %zux%zux%zu (lda %zu, ldb %zu, ldc %zu) %s, %s", p->m, p->n,
-             p->k, p->lda, p->ldb, p->ldc, granularity_names[g], data);
+             p->k, p->lda, p->ldb, p->ldc, per_name(g), data);
     float *ref = malloc(p->m * p->n * sizeof *ref);
     ref_sgemm(p, g, ref);
     void *a = operand_new(p->a, p->m, p->k, p->lda, 4), *b = operand_new(p->b, p->k, p->n, p->ldb, 4);
@@ -301,12 +305,12 @@ static void check_sgemm(const product *p, qmm_granularity g, const char *data)
     free(ref);
 }
 
-static void check_dgemm(const product *p, qmm_granularity g, unsigned slices, int some_threads,
+static void check_dgemm(const product *p, qmm_per g, unsigned slices, int some_threads,
                         const char *data)
 {
     char what[200];
     snprintf(what, sizeof what, "dgemm %zux%zux%zu (lda %zu, ldb %zu, ldc %zu) %s, %u slices, %s",
-             p->m, p->n, p->k, p->lda, p->ldb, p->ldc, granularity_names[g], slices, data);
+             p->m, p->n, p->k, p->lda, p->ldb, p->ldc, per_name(g), slices, data);
     double *ref = malloc(p->m * p->n * sizeof *ref);
     ref_dgemm(p, g, slices, ref);
     void *a = operand_new(p->a, p->m, p->k, p->lda, 8), *b = operand_new(p->b, p->k, p->n, p->ldb, 8);
@@ -406,7 +410,7 @@ static product constant_lines(size_t k, const double a[2], const double b[3])
 
 /* The 2 x 3 x k product of constant lines p (float, or double with slices)
  * on 1 and one other thread count, against want. */
-static void check_constant_lines(const product *p, int is_f64, qmm_granularity g, int slices,
+static void check_constant_lines(const product *p, int is_f64, qmm_per g, int slices,
                                  const void *want, const char *what)
 {
     const size_t k = p->k, elem = is_f64 ? 8 : 4;
@@ -431,8 +435,8 @@ static void sgemm_deep(size_t k)
         int8_t qa[2], qb[3];
         float sa[2], sb[3];
         const lines la = {a, 2, 1, 1, 1}, lb = {b, 3, 1, 1, 1};
-        ref_quantize_f32(&la, granularities[g] == QMM_PER_TENSOR, qa, sa);
-        ref_quantize_f32(&lb, granularities[g] == QMM_PER_TENSOR, qb, sb);
+        ref_quantize_f32(&la, granularities[g] == QMM_PER_MATRIX, qa, sa);
+        ref_quantize_f32(&lb, granularities[g] == QMM_PER_MATRIX, qb, sb);
         float want[6];
         int wraps = 0;
         for (size_t i = 0; i < 2; i++)
@@ -441,9 +445,9 @@ static void sgemm_deep(size_t k)
                 wraps |= beyond_int32(s);
                 want[i * 3 + j] = sgemm_element(s, sa[i], sb[j]);
             }
-        CHECK(wraps, "sgemm deep, %s: no sum beyond int32", granularity_names[g]);
+        CHECK(wraps, "sgemm deep, %s: no sum beyond int32", per_name(granularities[g]));
         char what[96];
-        snprintf(what, sizeof what, "sgemm 2x3x%zu constant lines, %s", k, granularity_names[g]);
+        snprintf(what, sizeof what, "sgemm 2x3x%zu constant lines, %s", k, per_name(granularities[g]));
         check_constant_lines(&p, 0, granularities[g], 0, want, what);
     }
     product_free(&p);
@@ -462,8 +466,8 @@ static void dgemm_deep(size_t k)
         int ea[2], fb[3];
         int8_t da[2 * 2], db[2 * 3]; /* slice u of line l at [(u-1)*count + l] */
         const lines la = {a, 2, 1, 1, 1}, lb = {b, 3, 1, 1, 1};
-        ref_exponents(&la, granularities[g] == QMM_PER_TENSOR, ea);
-        ref_exponents(&lb, granularities[g] == QMM_PER_TENSOR, fb);
+        ref_exponents(&la, granularities[g] == QMM_PER_MATRIX, ea);
+        ref_exponents(&lb, granularities[g] == QMM_PER_MATRIX, fb);
         ref_slices(&la, ea, 2, da);
         ref_slices(&lb, fb, 2, db);
         double want[6];
@@ -476,10 +480,10 @@ static void dgemm_deep(size_t k)
                 const double sum = ldexp((double)s3, -21) + ldexp((double)s2, -14);
                 want[i * 3 + j] = ldexp(sum, ea[i] + fb[j]);
             }
-        CHECK(wraps, "dgemm deep, %s: no sum beyond int32", granularity_names[g]);
+        CHECK(wraps, "dgemm deep, %s: no sum beyond int32", per_name(granularities[g]));
         char what[96];
         snprintf(what, sizeof what, "dgemm 2x3x%zu constant lines, %s, 2 slices", k,
-                 granularity_names[g]);
+                 per_name(granularities[g]));
         check_constant_lines(&p, 1, granularities[g], 2, want, what);
     }
     product_free(&p);
@@ -524,7 +528,7 @@ static test_dd *accurate(const product *p, int as_float)
 }
 
 /* C of the library (dense m x n, as double), the call as given. */
-static double *library_c(const product *p, int is_f64, qmm_granularity g, unsigned slices)
+static double *library_c(const product *p, int is_f64, qmm_per g, unsigned slices)
 {
     const size_t elem = is_f64 ? 8 : 4;
     void *a = operand_new(p->a, p->m, p->k, p->lda, elem), *b = operand_new(p->b, p->k, p->n, p->ldb, elem);
@@ -595,10 +599,10 @@ static void sgemm_accuracy(void)
     }
     printf("sgemm_i8 64x64x64, uniform [-1, 1]: relative Frobenius error %.3g per tensor, %.3g per channel\n",
            err[0], err[1]);
-    CHECK(err[QMM_PER_TENSOR] < 0.01, "sgemm, uniform data per tensor: relative error %g, want < 1%%",
-          err[QMM_PER_TENSOR]);
-    CHECK(err[QMM_PER_CHANNEL] < 0.01, "sgemm, uniform data per channel: relative error %g, want < 1%%",
-          err[QMM_PER_CHANNEL]);
+    CHECK(err[0] < 0.01, "sgemm, uniform data per tensor: relative error %g, want < 1%%",
+          err[0]);
+    CHECK(err[1] < 0.01, "sgemm, uniform data per channel: relative error %g, want < 1%%",
+          err[1]);
     checks++;
     free(r);
     product_free(&p);
@@ -627,9 +631,9 @@ static void per_channel_gain(int is_f64, unsigned slices)
         snprintf(what, sizeof what, "dgemm_i8 (%u slices)", slices);
     printf("%s 32x32x48, lines 1000x apart: error over |A_i||B_j| %.3g per tensor, %.3g per channel (%.0fx)\n",
            what, err[0], err[1], err[0] / err[1]);
-    CHECK(err[QMM_PER_TENSOR] >= 5 * err[QMM_PER_CHANNEL],
+    CHECK(err[0] >= 5 * err[1],
           "%s, lines 1000x apart: per tensor %g, per channel %g: per channel not 5x better", what,
-          err[QMM_PER_TENSOR], err[QMM_PER_CHANNEL]);
+          err[0], err[1]);
     checks++;
     free(r);
     product_free(&p);
@@ -659,13 +663,13 @@ static void dgemm_slices_accuracy(void)
             if (prev > rounding)
                 CHECK(now <= prev / gain || now <= rounding,
                       "dgemm %s: %u slices give %g, %u gave %g: not %gx better nor below %g",
-                      granularity_names[g], s, now, s - 1, prev, gain, rounding);
+                      per_name(granularities[g]), s, now, s - 1, prev, gain, rounding);
             else
                 CHECK(now <= rounding, "dgemm %s: %u slices give %g, above %g where %u gave %g",
-                      granularity_names[g], s, now, rounding, s - 1, prev);
+                      per_name(granularities[g]), s, now, rounding, s - 1, prev);
         }
         CHECK(err[g][QMM_FP64_SLICES] < 1e-12, "dgemm %s: QMM_FP64_SLICES slices give %g",
-              granularity_names[g], err[g][QMM_FP64_SLICES]);
+              per_name(granularities[g]), err[g][QMM_FP64_SLICES]);
         checks++;
     }
     free(r);
@@ -709,7 +713,7 @@ static fixture fixture_new(int is_f64)
                 ((float *)f.arena)[at] = (float)test_rand_signed();
         }
     f.c = (gemm_call){is_f64, M, N, K, f.arena + AT_A, LDA, f.arena + AT_B, LDB, f.arena + AT_C,
-                      LDC, QMM_PER_CHANNEL, QMM_FP64_SLICES};
+                      LDC, QMM_PER_ROW_COL, QMM_FP64_SLICES};
     memcpy(f.initial, f.arena, ARENA);
     qmm_status st = run_gemm(&f.c);
     CHECK(st == QMM_OK, "%s: the bad-input base fails: %s", is_f64 ? "dgemm" : "sgemm",
@@ -835,7 +839,10 @@ static void bad_input(void)
         REFUSED(&f, "C ending on B's first element", c.c = b - ((M - 1) * LDC + N - 1) * elem);
         REFUSED(&f, "C on B, one element in", c.c = b + elem);
         REFUSED(&f, "C from B's last row", c.c = b + (K - 1) * LDB * elem);
-        REFUSED(&f, "g 7", c.g = (qmm_granularity)7);
+        REFUSED(&f, "per 7", c.g = (qmm_per)7);
+        REFUSED(&f, "per QMM_PER_NONE", c.g = QMM_PER_NONE);
+        REFUSED(&f, "per QMM_PER_ROW", c.g = QMM_PER_ROW);
+        REFUSED(&f, "per QMM_PER_COL", c.g = QMM_PER_COL);
         if (is_f64) {
             REFUSED(&f, "slices 0", c.slices = 0);
             REFUSED(&f, "slices QMM_MAX_SLICES + 1", c.slices = QMM_MAX_SLICES + 1);
@@ -843,7 +850,7 @@ static void bad_input(void)
             ACCEPTED(&f, "slices QMM_MAX_SLICES", c.slices = QMM_MAX_SLICES);
             ACCEPTED(&f, "slices 1", c.slices = 1);
         }
-        ACCEPTED(&f, "per tensor", c.g = QMM_PER_TENSOR);
+        ACCEPTED(&f, "per matrix", c.g = QMM_PER_MATRIX);
         non_finite(&f);
         empty_products(&f);
         fixture_free(&f);

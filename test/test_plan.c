@@ -80,13 +80,13 @@ static void symbolic(size_t m, size_t k)
     test_matrix a = test_matrix_new(m, k, 1, LAYOUT_ROW, 0);
     test_matrix_fill_random_i8(&a);
     qmm_plan *plan;
-    CHECK(qmm_plan_create(&plan, m, QMM_N_SYMBOLIC, k) == QMM_OK, "create symbolic");
+    CHECK(qmm_plan_create(&plan, m, QMM_SYMBOLIC, k) == QMM_OK, "create symbolic");
     CHECK(is_gemv(qmm_plan_kernel_name(plan, 1)), "symbolic n=1 runs %s",
           qmm_plan_kernel_name(plan, 1));
     CHECK(is_matrix(qmm_plan_kernel_name(plan, 2)) && is_matrix(qmm_plan_kernel_name(plan, 1000)),
           "symbolic n>1 runs %s", qmm_plan_kernel_name(plan, 2));
     CHECK(qmm_plan_kernel_name(plan, 0) == NULL &&
-              qmm_plan_kernel_name(plan, QMM_N_SYMBOLIC) == NULL,
+              qmm_plan_kernel_name(plan, QMM_SYMBOLIC) == NULL,
           "symbolic plan names a kernel for n=0 or n=symbolic");
     CHECK(qmm_plan_pack_a(plan, a.base, (size_t)a.rs) == QMM_OK, "pack symbolic");
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
@@ -122,7 +122,7 @@ static void threads(void)
     test_matrix a = test_matrix_new(m, k, 1, LAYOUT_ROW, 0);
     test_matrix_fill_random_i8(&a);
     qmm_plan *plan;
-    CHECK(qmm_plan_create(&plan, m, QMM_N_SYMBOLIC, k) == QMM_OK &&
+    CHECK(qmm_plan_create(&plan, m, QMM_SYMBOLIC, k) == QMM_OK &&
               qmm_plan_pack_a(plan, a.base, k) == QMM_OK,
           "threads: plan");
     worker w[THREADS];
@@ -164,7 +164,7 @@ static void misuse(void)
           "packed size overflow");
     CHECK(plan == (qmm_plan *)&checks, "a failed create wrote *plan");
 
-    CHECK(qmm_plan_create(&plan, 4, QMM_N_SYMBOLIC, 4) == QMM_OK, "create");
+    CHECK(qmm_plan_create(&plan, 4, QMM_SYMBOLIC, 4) == QMM_OK, "create");
     CHECK(qmm_plan_pack_a(plan, a, 3) == QMM_ERR_INVALID_ARG, "lda < k");
     CHECK(qmm_plan_pack_a(plan, NULL, 4) == QMM_ERR_INVALID_ARG, "NULL A");
     CHECK(qmm_plan_pack_a(NULL, a, 4) == QMM_ERR_INVALID_ARG, "NULL plan to pack");
@@ -187,7 +187,7 @@ static void misuse(void)
     qmm_plan_destroy(plan);
     for (int i = 0; i < 16; i++)
         c[i] = 99;
-    CHECK(qmm_plan_create(&plan, 3, QMM_N_SYMBOLIC, 0) == QMM_OK &&
+    CHECK(qmm_plan_create(&plan, 3, QMM_SYMBOLIC, 0) == QMM_OK &&
               qmm_plan_pack_a(plan, NULL, 0) == QMM_OK &&
               qmm_plan_run(plan, 5, NULL, 5, c, 5) == QMM_OK,
           "k == 0 plan");

@@ -1,5 +1,5 @@
 /*
- * Quantized products (qmm_gemm, qmm_plan_create_gemm, qmm_plan_gemm) against
+ * Quantized products (qmm_gemm, qmm_plan_create_gemm, qmm_plan_run_gemm) against
  * a scalar reference written from qmm.h's definitions alone: int8 and uint8
  * operands with every kind of zero point, every output stage (int32, float,
  * int8 and uint8 under each rounding rule), hand-computed ties, saturations
@@ -863,7 +863,7 @@ static void plan_case(const plan_spec *p)
             for (size_t t = 1; t <= TEST_MAX_THREADS; t++) {
                 memcpy(q.c.mem, q.c_init, q.c.bytes);
                 qmm_set_num_threads(t);
-                qmm_status rs = qmm_plan_gemm(plan, &rd);
+                qmm_status rs = qmm_plan_run_gemm(plan, &rd);
                 snprintf(label, sizeof label, "%s (%s): %s on %zu threads", what,
                          or_none(qmm_plan_kernel_name(plan, p->runs[r])), desc, t);
                 CHECK(rs == QMM_OK, "%s: %s", label, qmm_status_str(rs));
@@ -949,7 +949,7 @@ static void u8_a_as_is(void)
             continue;
         memcpy(q.c.mem, q.c_init, q.c.bytes);
         qmm_set_num_threads(1 + (size_t)planned);
-        const qmm_status st = planned ? qmm_plan_gemm(plan, &q.d) : qmm_gemm(&q.d);
+        const qmm_status st = planned ? qmm_plan_run_gemm(plan, &q.d) : qmm_gemm(&q.d);
         snprintf(label, sizeof label, "uint8 A %s on %s", planned ? "weights-B plan" : "one-shot",
                  kern->name);
         CHECK(st == QMM_OK, "%s: %s", label, qmm_status_str(st));
@@ -1184,7 +1184,7 @@ static void plan_misuse(void)
         __VA_ARGS__;                                                                               \
         snprintf(what, sizeof what, "weights %s%s: %s", wa ? "A" : "B",                            \
                  kinds[e].symbolic ? ", symbolic" : "", text);                                     \
-        refused_by(qmm_plan_gemm(plan, &r), &q, what);                                             \
+        refused_by(qmm_plan_run_gemm(plan, &r), &q, what);                                             \
     } while (0)
         PLAN_REFUSED("another k", r.k = 6);
         PLAN_REFUSED("another fixed size", *(wa ? &r.m : &r.n) += 1);
@@ -1194,18 +1194,18 @@ static void plan_misuse(void)
         PLAN_REFUSED("rounding unset", r.c.requant.rounding = QMM_ROUND_UNSET);
         PLAN_REFUSED("C over the activations", (wa ? &r.b : &r.a)->data = r.c.data);
 #undef PLAN_REFUSED
-        refused_by(qmm_plan_gemm(plan, NULL), &q, "NULL descriptor to a plan");
+        refused_by(qmm_plan_run_gemm(plan, NULL), &q, "NULL descriptor to a plan");
         if (kinds[e].symbolic) {
             d = q.d;
             *(wa ? &d.n : &d.m) = 0;
             d.c.data = NULL;
-            CHECK(qmm_plan_gemm(plan, &d) == QMM_OK, "weights %s, symbolic: an empty run", wa ? "A" : "B");
+            CHECK(qmm_plan_run_gemm(plan, &d) == QMM_OK, "weights %s, symbolic: an empty run", wa ? "A" : "B");
         }
         qmm_plan_destroy(plan);
     }
-    refused_by(qmm_plan_gemm(NULL, &q.d), &q, "NULL plan");
+    refused_by(qmm_plan_run_gemm(NULL, &q.d), &q, "NULL plan");
     CHECK(qmm_plan_create(&plan, 4, 3, 5) == QMM_OK, "old plan");
-    refused_by(qmm_plan_gemm(plan, &q.d), &q, "an old plan not packed");
+    refused_by(qmm_plan_run_gemm(plan, &q.d), &q, "an old plan not packed");
     qmm_plan_destroy(plan);
     qcase_free(&q);
 }

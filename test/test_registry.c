@@ -58,14 +58,14 @@ static void descriptors(void)
 
 static void selection_here(void)
 {
-    static const size_t ns[] = {1, 2, 7, 8, 128, QMM_N_SYMBOLIC};
+    static const size_t ns[] = {1, 2, 7, 8, 128, QMM_SYMBOLIC};
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
         const qmm_kernel *k;
         CHECK(qmm_choose_kernel(256, ns[i], &k) == QMM_OK, "no kernel for n=%zu", ns[i]);
         CHECK(k->is_supported_here(), "n=%zu: chose unsupported %s", ns[i], k->name);
         CHECK((k->nr == 1) == (ns[i] == 1), "n=%zu: chose %s (nr=%u) for the wrong role",
               ns[i], k->name, k->nr);
-        if (ns[i] == QMM_N_SYMBOLIC)
+        if (ns[i] == QMM_SYMBOLIC)
             printf("m=256 n=symbolic -> %s\n", k->name);
         else
             printf("m=256 n=%zu -> %s\n", ns[i], k->name);

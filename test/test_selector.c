@@ -74,7 +74,7 @@ static void expect_for(const qmm_kernel **t, size_t count, size_t m, size_t n, i
         strncat(order, " ", sizeof order - strlen(order) - 1);
     }
     CHECK(strcmp(name, want) == 0, "%s m=%zu n=%zu table [%s]: chose %s, want %s",
-          one_shot ? "one-shot" : "plan", m, n == QMM_N_SYMBOLIC ? (size_t)0 : n, order, name,
+          one_shot ? "one-shot" : "plan", m, n == QMM_SYMBOLIC ? (size_t)0 : n, order, name,
           want);
     checks++;
 }
@@ -90,24 +90,24 @@ static void gemv_vs_matrix(const qmm_kernel **t, size_t count)
     for (size_t i = 0; i < 3; i++)
         expect(t, count, 256, ns[i], "smlal_8x8");
     expect(t, count, 256, 1, "gemv_64x1");
-    expect(t, count, 256, QMM_N_SYMBOLIC, "smlal_8x8");
+    expect(t, count, 256, QMM_SYMBOLIC, "smlal_8x8");
 }
 
 static void sdot_if_supported(const qmm_kernel **t, size_t count)
 {
     sdot_flag = 0;
     expect(t, count, 256, 64, "smlal_8x8");
-    expect(t, count, 256, QMM_N_SYMBOLIC, "smlal_8x8");
+    expect(t, count, 256, QMM_SYMBOLIC, "smlal_8x8");
     expect(t, count, 256, 1, "gemv_64x1");
     sdot_flag = 1;
     expect(t, count, 256, 64, "sdot_8x8");
-    expect(t, count, 256, QMM_N_SYMBOLIC, "sdot_8x8");
+    expect(t, count, 256, QMM_SYMBOLIC, "sdot_8x8");
     expect(t, count, 256, 1, "gemv_64x1");
 }
 
 static void unsupported_never(const qmm_kernel **t, size_t count)
 {
-    static const size_t ns[] = {1, 2, 8, 16, 1000, QMM_N_SYMBOLIC};
+    static const size_t ns[] = {1, 2, 8, 16, 1000, QMM_SYMBOLIC};
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
         const qmm_kernel *got = qmm_select(t, count, 256, ns[i], 0);
         CHECK(got != NULL && got->is_supported_here(), "n=%zu: chose %s", ns[i],
@@ -119,7 +119,7 @@ static void unsupported_never(const qmm_kernel **t, size_t count)
 static void only_gemv(const qmm_kernel **t, size_t count)
 {
     expect(t, count, 100, 50, "gemv_64x1");
-    expect(t, count, 100, QMM_N_SYMBOLIC, "gemv_64x1");
+    expect(t, count, 100, QMM_SYMBOLIC, "gemv_64x1");
 }
 
 static void padding(const qmm_kernel **t, size_t count)
@@ -128,10 +128,10 @@ static void padding(const qmm_kernel **t, size_t count)
      * (10 * 9/16 = 5.6). */
     expect(t, count, 3, 3, "small_4x4");
     /* Symbolic n, m = 3: both expect 7.5 (20 * 3/8, 10 * 3/4); rank decides. */
-    expect(t, count, 3, QMM_N_SYMBOLIC, "smlal_8x8");
+    expect(t, count, 3, QMM_SYMBOLIC, "smlal_8x8");
     /* Large shapes: the tiles fit, rank decides. */
     expect(t, count, 300, 300, "smlal_8x8");
-    expect(t, count, 300, QMM_N_SYMBOLIC, "smlal_8x8");
+    expect(t, count, 300, QMM_SYMBOLIC, "smlal_8x8");
 }
 
 static void padding_paid_for(const qmm_kernel **t, size_t count)
@@ -148,7 +148,7 @@ static void partial_rows_pay_no_padding(const qmm_kernel **t, size_t count)
     /* 2 x 2: without partial rows fast_8x8 lost (above); with them only n is
      * padded (30 * 2/8 = 7.5 against 10 * 2/4 * 2/4 = 2.5). */
     expect(t, count, 2, 2, "fast_rows_8x8");
-    expect(t, count, 2, QMM_N_SYMBOLIC, "fast_rows_8x8");
+    expect(t, count, 2, QMM_SYMBOLIC, "fast_rows_8x8");
 }
 
 /* A one-shot matrix-vector product packs A for one use, at about the cost of

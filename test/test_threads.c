@@ -99,7 +99,7 @@ static void plans(size_t m, size_t k)
     for (size_t tp = 1; tp <= TEST_MAX_THREADS; tp++) {
         qmm_set_num_threads(tp);
         qmm_plan *plan;
-        CHECK(qmm_plan_create(&plan, m, QMM_N_SYMBOLIC, k) == QMM_OK &&
+        CHECK(qmm_plan_create(&plan, m, QMM_SYMBOLIC, k) == QMM_OK &&
                   qmm_plan_pack_a(plan, a.base, k) == QMM_OK,
               "plan %zux%zu packed on %zu threads", m, k, tp);
         for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {

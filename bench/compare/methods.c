@@ -31,7 +31,7 @@ static size_t list_crt(compare_method_kind kind, const unsigned *moduli, size_t 
                        compare_method *out)
 {
     for (size_t i = 0; i < moduli_count; i++)
-        out[i] = (compare_method){kind, QMM_PER_CHANNEL, 0, moduli[i]};
+        out[i] = (compare_method){kind, QMM_PER_ROW_COL, 0, moduli[i]};
     return moduli_count;
 }
 
@@ -40,13 +40,13 @@ size_t compare_list_methods(unsigned max_slices, const unsigned *moduli, size_t 
                             compare_method *out)
 {
     size_t count = 0;
-    out[count++] = (compare_method){COMPARE_BLAS_DGEMM, QMM_PER_TENSOR, 0, 0};
-    out[count++] = (compare_method){COMPARE_BLAS_SGEMM, QMM_PER_TENSOR, 0, 0};
-    out[count++] = (compare_method){COMPARE_QMM_SGEMM_I8, QMM_PER_TENSOR, 0, 0};
-    out[count++] = (compare_method){COMPARE_QMM_SGEMM_I8, QMM_PER_CHANNEL, 0, 0};
+    out[count++] = (compare_method){COMPARE_BLAS_DGEMM, QMM_PER_MATRIX, 0, 0};
+    out[count++] = (compare_method){COMPARE_BLAS_SGEMM, QMM_PER_MATRIX, 0, 0};
+    out[count++] = (compare_method){COMPARE_QMM_SGEMM_I8, QMM_PER_MATRIX, 0, 0};
+    out[count++] = (compare_method){COMPARE_QMM_SGEMM_I8, QMM_PER_ROW_COL, 0, 0};
     count += list_crt(COMPARE_QMM_SGEMM_CRT, moduli, moduli_count, out + count);
     for (unsigned s = 1; s <= max_slices; s++)
-        out[count++] = (compare_method){COMPARE_QMM_DGEMM_I8, QMM_PER_CHANNEL, s, 0};
+        out[count++] = (compare_method){COMPARE_QMM_DGEMM_I8, QMM_PER_ROW_COL, s, 0};
     count += list_crt(COMPARE_QMM_DGEMM_CRT, moduli, moduli_count, out + count);
     return count;
 }
@@ -83,7 +83,7 @@ const char *compare_method_granularity(const compare_method *m)
 {
     if (!compare_method_has_kernel(m))
         return "";
-    return m->granularity == QMM_PER_CHANNEL ? "channel" : "tensor";
+    return m->granularity == QMM_PER_ROW_COL ? "channel" : "tensor";
 }
 
 void compare_method_label(const compare_method *m, char *text, size_t size)
@@ -171,7 +171,7 @@ static int uses_stand_ins(const compare_method *m)
 static qmm_status quantize_like_sgemm_i8(const compare_operands *o, contender *w)
 {
     const bench_shape s = o->shape;
-    const int per_channel = w->method.granularity == QMM_PER_CHANNEL;
+    const int per_channel = w->method.granularity == QMM_PER_ROW_COL;
     w->own_qa = malloc(s.m * s.k);
     w->own_qb = malloc(s.k * s.n);
     float *scales_a = malloc((per_channel ? s.m : 1) * sizeof *scales_a);

@@ -46,7 +46,7 @@ typedef enum compare_method_kind {
 
 typedef struct compare_method {
     compare_method_kind kind;
-    qmm_granularity granularity;  /* the qmm methods' (the CRT ones scale per channel) */
+    qmm_per granularity;  /* the qmm methods' (the CRT ones scale per channel) */
     unsigned slices;              /* qmm_dgemm_i8's */
     unsigned moduli;              /* qmm_sgemm_crt's and qmm_dgemm_crt's */
 } compare_method;

@@ -42,21 +42,21 @@ static const int point_types[] = {5, 7, 9, 11, 13, 15, 4, 6, 8, 10, 12, 14};
  * count; the others have no line colour. */
 typedef struct family {
     compare_method_kind kind;
-    qmm_granularity granularity;
+    qmm_per granularity;
     const char *colour;
     const char *line_colour;
     const char *title;
 } family;
 
 static const family families[] = {
-    {COMPARE_BLAS_SGEMM, QMM_PER_TENSOR, "#d95f02", NULL, "OpenBLAS cblas_sgemm (FP32)"},
-    {COMPARE_QMM_SGEMM_I8, QMM_PER_TENSOR, "#e7298a", NULL, "qmm_sgemm_i8 per tensor"},
-    {COMPARE_QMM_SGEMM_I8, QMM_PER_CHANNEL, "#1b9e77", NULL, "qmm_sgemm_i8 per channel"},
-    {COMPARE_QMM_SGEMM_CRT, QMM_PER_CHANNEL, "#7b3fa8", "#cdb6e0",
+    {COMPARE_BLAS_SGEMM, QMM_PER_MATRIX, "#d95f02", NULL, "OpenBLAS cblas_sgemm (FP32)"},
+    {COMPARE_QMM_SGEMM_I8, QMM_PER_MATRIX, "#e7298a", NULL, "qmm_sgemm_i8 per tensor"},
+    {COMPARE_QMM_SGEMM_I8, QMM_PER_ROW_COL, "#1b9e77", NULL, "qmm_sgemm_i8 per channel"},
+    {COMPARE_QMM_SGEMM_CRT, QMM_PER_ROW_COL, "#7b3fa8", "#cdb6e0",
      "qmm_sgemm_crt (label: moduli)"},
-    {COMPARE_QMM_DGEMM_I8, QMM_PER_CHANNEL, "#1f5fbf", "#a8c4ec",
+    {COMPARE_QMM_DGEMM_I8, QMM_PER_ROW_COL, "#1f5fbf", "#a8c4ec",
      "qmm_dgemm_i8 per channel (label: slices)"},
-    {COMPARE_QMM_DGEMM_CRT, QMM_PER_CHANNEL, "#a6761d", "#e3cfa6",
+    {COMPARE_QMM_DGEMM_CRT, QMM_PER_ROW_COL, "#a6761d", "#e3cfa6",
      "qmm_dgemm_crt (label: moduli)"},
 };
 #define FAMILIES (sizeof families / sizeof families[0])

@@ -79,10 +79,10 @@ static int plan_b_setup(trial *t, const operands *o)
 static int plan_b_run(trial *t, const operands *o)
 {
     qmm_gemm_desc d = i32_desc(o, t->c);
-    return qmm_plan_gemm(t->state, &d) == QMM_OK;
+    return qmm_plan_run_gemm(t->state, &d) == QMM_OK;
 }
 
-/* qmm_plan_gemm on a plan made by qmm_plan_create_gemm with QMM_WEIGHTS_B:
+/* qmm_plan_run_gemm on a plan made by qmm_plan_create_gemm with QMM_WEIGHTS_B:
  * B packed once, the operand oneDNN's matmul takes as its weights and
  * reorders once. */
 const contender qmm_plan_b = {
@@ -139,7 +139,7 @@ static int plan_s8_setup(trial *t, const operands *o)
 static int plan_s8_run(trial *t, const operands *o)
 {
     qmm_gemm_desc d = s8_desc(o, t->c);
-    return qmm_plan_gemm(t->state, &d) == QMM_OK;
+    return qmm_plan_run_gemm(t->state, &d) == QMM_OK;
 }
 
 const contender qmm_plan_s8 = {

@@ -232,7 +232,7 @@ static encoder_status run_product(encoder *e, const batch *b, const weight_produ
                                     .col_values = p->col_scales},
                           .bias = {.per = QMM_PER_COL, .values = p->bias}}},
     };
-    return qmm_plan_gemm(p->plan, &d) == QMM_OK ? ENCODER_OK : ENCODER_ERR_QMM;
+    return qmm_plan_run_gemm(p->plan, &d) == QMM_OK ? ENCODER_OK : ENCODER_ERR_QMM;
 }
 
 /* The weight product of src (tokens x p->k): quantization and the product,

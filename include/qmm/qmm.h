@@ -34,6 +34,40 @@
  *    QMM_VERBOSE=1 it explains its choices and errors on stderr.
  *
  * Every function here is thread-safe.
+ *
+ * Contents, in the order below:
+ *   Status          qmm_status, qmm_status_str
+ *   int8 products   qmm_i8_i32, qmm_i8_i32_strided
+ *   Plans           qmm_plan_create, qmm_plan_pack_a, qmm_plan_run,
+ *                   qmm_plan_kernel_name, qmm_plan_destroy, QMM_SYMBOLIC
+ *   Quantized products
+ *                   qmm_gemm_desc, qmm_gemm, qmm_gemm_kernel_name;
+ *                   qmm_plan_create_gemm, qmm_plan_run_gemm (plans of them)
+ *   Quantize and dequantize
+ *                   qmm_quantize_symmetric_*, qmm_quantize_asymmetric_*,
+ *                   qmm_quantize_*, qmm_dequantize_* (_f32, _f64)
+ *   Float through int8
+ *                   qmm_sgemm_i8, qmm_dgemm_i8, qmm_sgemm_crt, qmm_dgemm_crt
+ *   Threads         qmm_set_num_threads, qmm_get_num_threads,
+ *                   qmm_set_parallel_for, qmm_parallel_for
+ *   Kernels and CPU qmm_kernel_count, qmm_kernel_at, qmm_cpu_feature_names
+ *
+ * Names, one scheme:
+ *   - a product is named by what it computes: qmm_i8_i32 by its operand and
+ *     result types, qmm_gemm by its descriptor, the float ones as BLAS names
+ *     them (s single, d double: qmm_sgemm_, qmm_dgemm_) followed by their
+ *     method (_i8: int8 quantization or slices, _crt: residues);
+ *   - an object's calls are qmm_<object>_<verb> (qmm_plan_create,
+ *     qmm_plan_run), a verb's descriptor form adds _gemm (qmm_plan_run_gemm
+ *     takes a qmm_gemm_desc where qmm_plan_run takes pointers);
+ *   - a conversion is qmm_<verb>[_<kind>]_<f32|f64>, the float type last;
+ *   - settings are qmm_set_<x> and qmm_get_<x>;
+ *   - an enumerator starts with its enum's name (QMM_TYPE_ for qmm_type,
+ *     QMM_PER_ for qmm_per, QMM_ROUND_ for qmm_rounding, QMM_WEIGHTS_ for
+ *     qmm_weights), statuses are QMM_OK and QMM_ERR_*;
+ *   - one word per idea: "per matrix" is one value for the whole operand
+ *     (ONNX's per tensor), "per row" and "per column" one per line (per
+ *     channel), and a size known only when a plan runs is QMM_SYMBOLIC.
  */
 #ifndef QMM_QMM_H
 #define QMM_QMM_H
@@ -85,7 +119,7 @@ QMM_API qmm_status qmm_i8_i32_strided(size_t m, size_t n, size_t k,
 /*
  * Plans: choose kernels once, pack A (the weights) once, run many times.
  *
- * A plan is made for m and k and for n, which may be QMM_N_SYMBOLIC when the
+ * A plan is made for m and k and for n, which may be QMM_SYMBOLIC when the
  * number of columns of B is only known at run time. A plan with concrete n
  * runs only that n; a symbolic plan runs any n >= 1, on a matrix kernel
  * (nr > 1) for n > 1 and on a matrix-vector kernel (nr == 1) for n == 1, with A
@@ -97,10 +131,10 @@ QMM_API qmm_status qmm_i8_i32_strided(size_t m, size_t n, size_t k,
  * A's (lda >= k), qmm_plan_run checks B's and C's (ldb >= n, ldc >= n, C not
  * overlapping B).
  */
-#define QMM_N_SYMBOLIC ((size_t)-1)   /* n unknown when the plan is made */
+#define QMM_SYMBOLIC ((size_t)-1)   /* a size known only when the plan runs */
 typedef struct qmm_plan qmm_plan;
 
-/* Choose kernels for C[m×n] = A[m×k]·B[k×n]; n may be QMM_N_SYMBOLIC.
+/* Choose kernels for C[m×n] = A[m×k]·B[k×n]; n may be QMM_SYMBOLIC.
  * *plan is set only on success. QMM_ERR_INVALID_ARG for a NULL plan pointer or
  * sizes over PTRDIFF_MAX; QMM_ERR_UNKNOWN_KERNEL or QMM_ERR_UNSUPPORTED when
  * QMM_KERNEL names a kernel that does not exist or cannot run here. */
@@ -120,7 +154,7 @@ QMM_API qmm_status qmm_plan_pack_a(qmm_plan *plan, const int8_t *a, size_t lda);
  * for B and C arguments that break the rules, or for a plan made by
  * qmm_plan_create_gemm whose weights are B or need a zero-point correction
  * (uint8 weights with a zero point other than 128, int8 ones with one other
- * than 0); qmm_plan_gemm runs those. */
+ * than 0); qmm_plan_run_gemm runs those. */
 QMM_API qmm_status qmm_plan_run(const qmm_plan *plan, size_t n, const int8_t *b, size_t ldb,
                                 int32_t *c, size_t ldc);
 
@@ -310,8 +344,6 @@ typedef enum qmm_weights {
                            rs = 1, cs = in; m (tokens) may be QMM_SYMBOLIC */
 } qmm_weights;
 
-#define QMM_SYMBOLIC QMM_N_SYMBOLIC  /* a size known only when the plan runs */
-
 /* A plan for d's products with d's weights operand (d->a or d->b, by
  * `weights`: data, strides, type, zero point) packed now, with its line sums,
  * on the threads of the thread count. d's sizes are fixed but for the
@@ -328,7 +360,7 @@ QMM_API qmm_status qmm_plan_create_gemm(qmm_plan **plan, const qmm_gemm_desc *d,
  * used). A NULL or unpacked plan, or a NULL d, is QMM_ERR_INVALID_ARG. Plans made by qmm_plan_create and
  * qmm_plan_pack_a are QMM_WEIGHTS_A plans with int8 weights and no zero point.
  * Like qmm_plan_run, it only reads the plan. */
-QMM_API qmm_status qmm_plan_gemm(const qmm_plan *plan, const qmm_gemm_desc *d);
+QMM_API qmm_status qmm_plan_run_gemm(const qmm_plan *plan, const qmm_gemm_desc *d);
 
 /*
  * From float to int8 and back: the INT8 recipe in library calls.
@@ -413,25 +445,29 @@ QMM_API qmm_status qmm_quantize_f64(size_t rows, size_t cols, const double *x, s
                                     size_t ldq);
 
 /*
- * Float and double GEMM through int8. Both calls take row-major operands
- * with leading dimensions (lda >= k, ldb >= n, ldc >= n), overwrite C, follow
- * the rules at the top of this file (C overlapping A or B, NULL operands,
- * sizes; m == 0 or n == 0 returns QMM_OK whatever the other arguments) and
- * reject a NaN or infinite element of A or B, an unknown granularity or a
- * slice count out of range with QMM_ERR_INVALID_ARG, C untouched. They run on the thread count's threads
+ * Float and double GEMM through int8. Each call takes row-major operands
+ * with leading dimensions (lda >= k, ldb >= n, ldc >= n), overwrites C,
+ * follows the rules at the top of this file (C overlapping A or B, NULL
+ * operands, sizes; m == 0 or n == 0 returns QMM_OK whatever the other
+ * arguments) and rejects a NaN or infinite element of A or B, a `per` other
+ * than the two named, or a slice or modulus count out of range with
+ * QMM_ERR_INVALID_ARG, C untouched. They run on the thread count's threads
  * and give the same bits on every kernel, CPU and thread count.
+ * docs/float_gemm.md defines each result operation by operation (the
+ * slices' digits, the Chinese-remainder rebuild and its constants); the
+ * comments here say what the calls promise.
  *
  * The int32 sums stay exact: a product of values of magnitude at most 127
  * deeper than QMM_EXACT_DEPTH (floor((2^31 - 1) / 127^2)) is computed in
  * depth chunks of at most that many terms, whose int32 sums are added in
  * int64. So S below is the exact integer for every k.
  */
-typedef enum qmm_granularity { QMM_PER_TENSOR = 0, QMM_PER_CHANNEL = 1 } qmm_granularity;
-
 #define QMM_EXACT_DEPTH 133143
 
-/* C ~= A.B through int8: A quantized per row and B per column (per channel), or both per tensor;
- * one int8 GEMM with exact int32 sums; dequantized. Row-major with leading dimensions.
+/* C ~= A.B through int8: per = QMM_PER_ROW_COL quantizes A per row and B per
+ * column (a scale per row of A times one per column of B, as qmm_per's
+ * ROW_COL says), QMM_PER_MATRIX both with one scale each; one int8 GEMM with
+ * exact int32 sums; dequantized.
  *
  * Precisely: qa, sa = qmm_quantize_symmetric_f32(A, QMM_PER_ROW or QMM_PER_MATRIX),
  * qb, sb = the same of B, QMM_PER_COL or QMM_PER_MATRIX; S(i,j) = sum_p qa(i,p) qb(p,j)
@@ -439,26 +475,15 @@ typedef enum qmm_granularity { QMM_PER_TENSOR = 0, QMM_PER_CHANNEL = 1 } qmm_gra
  * (float)S * sa overflows only for rows of A beyond about 1e29. */
 QMM_API qmm_status qmm_sgemm_i8(size_t m, size_t n, size_t k,
                                 const float *a, size_t lda, const float *b, size_t ldb,
-                                float *c, size_t ldc, qmm_granularity g);
+                                float *c, size_t ldc, qmm_per per);
 
-/* The same for double, with `slices` >= 1 int8 slices per operand: each value is split into
- * slices of 7 bits under its row's (A) or column's (B) scale, the slice products whose
- * indices sum to at most slices + 1 are computed as exact int8 GEMMs and summed in double,
- * so that each added slice gains about 7 bits of accuracy; slices == 1 is one int8 GEMM.
- *
- * Precisely, with s = slices (1 to QMM_MAX_SLICES):
- *  - Scales are powers of two, so that splitting is exact: E(i) is the least
- *    integer with |A(i,p)| < 2^E(i) for all p (per channel; one E for all of A
- *    per tensor), F(j) the same for B's column j; a line of zeros has 0.
- *  - Slices by truncation: with v = A(i,p) * 2^-E(i) in (-1, 1), the digits
- *    a_u = trunc(r_(u-1) * 2^(7u)), r_u = r_(u-1) - a_u * 2^(-7u), r_0 = v, so
- *    |a_u| <= 127 and |v - sum_u a_u 2^(-7u)| < 2^(-7s); b_u the same for B.
- *  - S_t(i,j) = sum over u + w = t of sum_p a_u(i,p) b_w(p,j), exact, for
- *    t = 2 .. s+1: s products of depths k, 2k, .. s*k (the slices of one
- *    level side by side in depth), s(s+1)/2 times the multiply-adds of one
- *    int8 GEMM.
- *  - C(i,j) = (sum over t from s+1 down to 2 of S_t(i,j) * 2^(-7t)) * 2^(E(i)+F(j)),
- *    added in double in that order.
+/* The same for double (per as qmm_sgemm_i8's), with `slices` (1 to
+ * QMM_MAX_SLICES) int8 slices per operand: each value is split exactly into
+ * digits of 7 bits under a power-of-two scale of its row (A) or column (B),
+ * or of the whole matrix; the slice products whose indices sum to at most
+ * slices + 1 are computed as exact int8 GEMMs (slices (slices + 1) / 2 times
+ * the multiply-adds of one) and summed in double; slices == 1 is one int8
+ * GEMM (docs/float_gemm.md: the Ozaki scheme I).
  * The error falls by about 2^7 per slice until double's own rounding: for
  * well-scaled data (values of one line within a few powers of two of each
  * other), QMM_FP64_SLICES slices match a native double GEMM; a line whose
@@ -467,52 +492,25 @@ QMM_API qmm_status qmm_sgemm_i8(size_t m, size_t n, size_t k,
 #define QMM_MAX_SLICES 16
 QMM_API qmm_status qmm_dgemm_i8(size_t m, size_t n, size_t k,
                                 const double *a, size_t lda, const double *b, size_t ldb,
-                                double *c, size_t ldc, qmm_granularity g, unsigned slices);
+                                double *c, size_t ldc, qmm_per per, unsigned slices);
 
-/* The same product by the Chinese remainder theorem (the Ozaki scheme II):
- * one int8 GEMM per modulus, `moduli` of them (1 to QMM_CRT_MAX_MODULI), where
- * the slices need s(s+1)/2; each modulus adds about 8 bits to the product's
- * range, 4 to each operand's (the error falls about 16x per modulus) until
- * double's own. The scaling is per row of A and column of B.
- *
- * Precisely, with p_1 .. p_16 = 255, 253, 251, 247, 241, 239, 233, 229, 227,
- * 223, 217, 211, 199, 197, 193, 191 (pairwise coprime), N = moduli, P_N =
- * p_1 ... p_N and bits(N) = floor(log2 P_N) - 2 - ceil(log2 k):
- *  - N moduli that cannot hold a product of depth k (bits(N) < 2: 1 modulus
- *    serves up to k = 8, 2 up to k = 2048, 3 up to k = 2^19) are
- *    QMM_ERR_INVALID_ARG. N is then lowered to the fewest moduli with
- *    bits(N) >= 104 if that is fewer (more add time, not accuracy; for
- *    instance 15 up to k = 2^11, 16 up to 2^18); P = P_N.
- *  - alpha = min(floor(bits / 2), 52), beta = min(bits - floor(bits / 2), 52).
- *  - E(i), F(j) as for qmm_dgemm_i8 per channel (|A(i,p)| < 2^E(i), |B(p,j)| <
- *    2^F(j), 0 for a line of zeros); A'(i,p) = round(A(i,p) 2^(alpha - E(i))),
- *    B'(p,j) = round(B(p,j) 2^(beta - F(j))), integers with |A'| <= 2^alpha
- *    and |B'| <= 2^beta, so that X = A'B', computed exactly, has |X| < P/2.
- *  - c_t(i,j) = X(i,j) modulo p_t, in [-(p_t - 1)/2, (p_t - 1)/2]: what the int8
- *    GEMM of A' mod p_t by B' mod p_t (residues in [-127, 127], exact int32
- *    sums reduced mod p_t) gives.
- *  - The constants: y_t = (P / p_t)^-1 modulo p_t, in [1, p_t);
- *    f1_t = round(y_t 2^40 / p_t) 2^-40 and f2_t = ((y_t 2^40 - round(y_t 2^40 / p_t) p_t)
- *    / p_t) 2^-40, so that y_t / p_t = f1_t + f2_t, f2_t one rounding; P_hi = P and
- *    P_lo = P - P_hi, each rounded to double.
- *  - In double, each operation rounded once: t1 = sum_t c_t f1_t (exact),
- *    t2 = sum_t c_t f2_t added from t = 1 up, v = (t1 - round(t1)) + t2,
- *    v = v - round(v) (so v P = X modulo P, |v| <= 1/2), x = v P_hi + v P_lo,
- *    C(i,j) = x 2^(E(i) - alpha + F(j) - beta).
- * round() is to nearest, ties to even. So the error is that of rounding each
- * row of A to alpha bits below its largest element and each column of B to
- * beta bits (about 2^-(alpha+1) of the line's largest value per element),
- * plus x's few roundings. On well-scaled data (the values of a line within a
+/* The same product by the Chinese remainder theorem (the Ozaki scheme II,
+ * docs/float_gemm.md): A's rows and B's columns scaled to integers by powers
+ * of two, one exact int8 GEMM per modulus, `moduli` of them (1 to
+ * QMM_CRT_MAX_MODULI), where the slices need s(s+1)/2; each modulus adds
+ * about 8 bits to the product's range, 4 to each operand's (the error falls
+ * about 16x per modulus) until double's own. A count too small for the depth
+ * (1 modulus serves up to k = 8, 2 up to k = 2048, 3 up to k = 2^19) is
+ * QMM_ERR_INVALID_ARG; one larger than double can use is lowered (more add
+ * time, not accuracy). On well-scaled data (the values of a line within a
  * few powers of two of each other) QMM_CRT_FP64_MODULI moduli match a native
- * double GEMM up to k = 2^18; an element 2^d below its line's largest keeps
- * alpha - d bits (beta - d in B), so a line spanning many orders of magnitude
- * loses its small values' low bits, as qmm_dgemm_i8's digits do (they keep
- * 7s - d).
+ * double GEMM up to k = 2^18; a line spanning many orders of magnitude loses
+ * its small values' low bits, as qmm_dgemm_i8's digits do.
  * Besides A, B and C it holds B's int8 residues for every modulus, packed
- * for the kernel (about N k n bytes), and those of a block of A's rows and of
- * their products (N (k + n) bytes a row, a few MiB); for n = 1, or deeper
- * than QMM_EXACT_DEPTH, every residue at once (N (m k + k n + m n) bytes),
- * and there the int64 sums (12 m n bytes). */
+ * for the kernel (about N k n bytes for N moduli), and those of a block of
+ * A's rows and of their products (N (k + n) bytes a row, a few MiB); for
+ * n = 1, or deeper than QMM_EXACT_DEPTH, every residue at once
+ * (N (m k + k n + m n) bytes), and there the int64 sums (12 m n bytes). */
 #define QMM_CRT_FP64_MODULI 16
 #define QMM_CRT_MAX_MODULI 16
 QMM_API qmm_status qmm_dgemm_crt(size_t m, size_t n, size_t k,

@@ -46,7 +46,7 @@ from ._qmm import (  # noqa: F401  (the package's names)
 from . import _qmm
 from ._quantize import dequantize, quantize, quantize_asymmetric, quantize_symmetric  # noqa: F401
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 KernelInfo = namedtuple("KernelInfo", "name isa mr nr supported")
 KernelInfo.__doc__ = "A kernel compiled into qmm: its tile is mr rows by nr columns."

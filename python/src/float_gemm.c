@@ -11,7 +11,7 @@ typedef struct call {
     const void *a, *b;
     void *c;
     unsigned count;             /* slices or moduli */
-    qmm_granularity g;
+    qmm_per g;
 } call;
 
 static qmm_status run(const call *c)
@@ -33,7 +33,7 @@ static qmm_status run(const call *c)
 }
 
 static PyObject *multiply(const char *fn, kind k, PyObject *a_obj, PyObject *b_obj,
-                          unsigned count, qmm_granularity g)
+                          unsigned count, qmm_per g)
 {
     const int t = k == DGEMM_I8 || k == DGEMM_CRT ? NPY_FLOAT64 : NPY_FLOAT32;
     PyArrayObject *a = qmm_py_rows(a_obj, fn, "a", t, 2), *b = NULL, *c = NULL;
@@ -77,7 +77,7 @@ static PyObject *sgemm_i8(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|$p:sgemm_i8", names, &a, &b, &per_channel))
         return NULL;
     return multiply("qmm.sgemm_i8", SGEMM_I8, a, b, 1,
-                    per_channel ? QMM_PER_CHANNEL : QMM_PER_TENSOR);
+                    per_channel ? QMM_PER_ROW_COL : QMM_PER_MATRIX);
 }
 
 static PyObject *dgemm_i8(PyObject *self, PyObject *args, PyObject *kw)
@@ -91,7 +91,7 @@ static PyObject *dgemm_i8(PyObject *self, PyObject *args, PyObject *kw)
                                      &per_channel))
         return NULL;
     return multiply("qmm.dgemm_i8", DGEMM_I8, a, b, slices,
-                    per_channel ? QMM_PER_CHANNEL : QMM_PER_TENSOR);
+                    per_channel ? QMM_PER_ROW_COL : QMM_PER_MATRIX);
 }
 
 static PyObject *crt(PyObject *args, PyObject *kw, const char *fn, kind k, unsigned moduli)
@@ -100,7 +100,7 @@ static PyObject *crt(PyObject *args, PyObject *kw, const char *fn, kind k, unsig
     PyObject *a, *b;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|$I", names, &a, &b, &moduli))
         return NULL;
-    return multiply(fn, k, a, b, moduli, QMM_PER_CHANNEL);
+    return multiply(fn, k, a, b, moduli, QMM_PER_ROW_COL);
 }
 
 static PyObject *dgemm_crt(PyObject *self, PyObject *args, PyObject *kw)

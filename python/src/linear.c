@@ -186,7 +186,7 @@ static PyObject *linear_call(PyObject *self_obj, PyObject *const *args, size_t n
     qmm_status st = QMM_OK;
     if (m > 0 && n > 0) {
         Py_BEGIN_ALLOW_THREADS
-        st = qmm_plan_gemm(self->plan, &d);
+        st = qmm_plan_run_gemm(self->plan, &d);
         Py_END_ALLOW_THREADS
     }
     if (st != QMM_OK) {

@@ -269,7 +269,7 @@ static void expect_choice(size_t m, size_t n, const char *want)
     qmm_status st = qmm_choose_kernel(m, n, &k);
     const char *got = st == QMM_OK ? k->name : qmm_status_str(st);
     char nbuf[32];
-    if (n == QMM_N_SYMBOLIC)
+    if (n == QMM_SYMBOLIC)
         snprintf(nbuf, sizeof nbuf, "symbolic");
     else
         snprintf(nbuf, sizeof nbuf, "%zu", n);
@@ -322,14 +322,14 @@ static void selection(tiers use)
      * (what the NEON kernels always chose), the others on shapes that every
      * tile fits (m a multiple of 32 rows, n of 128 columns). */
     const int scalable = (sve_built && use.sve) || (sme_built && use.sme && sme_fits(use));
-    static const size_t ns[] = {8, 16, 64, 100, 1000, QMM_N_SYMBOLIC};
+    static const size_t ns[] = {8, 16, 64, 100, 1000, QMM_SYMBOLIC};
     static const size_t ms[] = {8, 64, 256, 1000};
     for (size_t i = 0; !scalable && i < sizeof ms / sizeof ms[0]; i++)
         for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++)
             expect_choice(ms[i], ns[j], matrix);
     expect_choice(256, 1024, matrix);
     expect_choice(512, 2048, matrix);
-    expect_choice(256, QMM_N_SYMBOLIC, matrix);
+    expect_choice(256, QMM_SYMBOLIC, matrix);
     expect_choice(256, 1, gemv);
     expect_choice(1024, 1, gemv);
     expect_call(1024, 1, one_shot_gemv);
@@ -346,7 +346,7 @@ static void selection(tiers use)
           "1 x 384 product: %s%s, expected %s%s", k ? k->name : "none",
           transposed ? " (transposed)" : "", single, by_rows ? "" : " (transposed)");
     qmm_plan *plan = NULL;
-    CHECK(qmm_plan_create(&plan, 256, QMM_N_SYMBOLIC, 300) == QMM_OK, "symbolic plan");
+    CHECK(qmm_plan_create(&plan, 256, QMM_SYMBOLIC, 300) == QMM_OK, "symbolic plan");
     if (plan != NULL) {
         const char *mm = qmm_plan_kernel_name(plan, 128), *mv = qmm_plan_kernel_name(plan, 1);
         CHECK(mm != NULL && strcmp(mm, matrix) == 0, "symbolic plan, n=128: %s, expected %s",
@@ -392,7 +392,7 @@ static void forced(const char *name, int built, int usable, size_t n)
     CHECK(test_matrix_surroundings_intact(&c), "C's surroundings written");
 
     qmm_plan *plan = NULL;
-    st = qmm_plan_create(&plan, M, QMM_N_SYMBOLIC, K);
+    st = qmm_plan_create(&plan, M, QMM_SYMBOLIC, K);
     CHECK(st == want, "plan with QMM_KERNEL=%s: %s, expected %s", name, qmm_status_str(st),
           qmm_status_str(want));
     if (st == QMM_OK) {

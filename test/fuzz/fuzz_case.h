@@ -13,7 +13,7 @@ typedef enum fuzz_entry {
     ENTRY_ROW_MAJOR,      /* qmm_i8_i32 */
     ENTRY_STRIDED,        /* qmm_i8_i32_strided */
     ENTRY_PLAN,           /* qmm_plan_create(m, n, k), pack_a, run(n) */
-    ENTRY_PLAN_SYMBOLIC,  /* qmm_plan_create(m, QMM_N_SYMBOLIC, k), pack_a, run(n), run(1) */
+    ENTRY_PLAN_SYMBOLIC,  /* qmm_plan_create(m, QMM_SYMBOLIC, k), pack_a, run(n), run(1) */
     ENTRY_COUNT
 } fuzz_entry;
 

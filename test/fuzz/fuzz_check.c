@@ -129,7 +129,7 @@ static int run_plan(const fuzz_case *fc, const call *cl, const operands *o, cons
     qmm_plan *plan = (qmm_plan *)(void *)&untouched;
     /* A symbolic plan meets its n only when it runs. */
     int bad_size = faulty(fc, FAULT_SIZE_OVER_MAX, -1) && !(symbolic && fc->fault_variant == 1);
-    qmm_status st = qmm_plan_create(&plan, cl->m, symbolic ? QMM_N_SYMBOLIC : cl->n, cl->k);
+    qmm_status st = qmm_plan_create(&plan, cl->m, symbolic ? QMM_SYMBOLIC : cl->n, cl->k);
     expect(st, bad_size ? invalid : QMM_OK, label, "qmm_plan_create");
     if (st != QMM_OK) {
         CHECK(plan == (qmm_plan *)(void *)&untouched, "%s: a refused qmm_plan_create set the plan",

@@ -259,14 +259,14 @@ static size_t public_index(void)
 static void never_chosen(const qmm_kernel *amx)
 {
     static const size_t ms[] = {1, 2, 31, 32, 33, 64, 1000};
-    static const size_t ns[] = {1, 2, 32, 33, 1000, QMM_N_SYMBOLIC};
+    static const size_t ns[] = {1, 2, 32, 33, 1000, QMM_SYMBOLIC};
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
         for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++) {
             const qmm_kernel *k = NULL;
             int transposed;
             CHECK(qmm_choose_kernel(ms[i], ns[j], &k) == QMM_OK && k != amx,
                   "a plan for m=%zu n=%zu runs %s", ms[i], ns[j], k ? k->name : "nothing");
-            CHECK(ns[j] == QMM_N_SYMBOLIC ||
+            CHECK(ns[j] == QMM_SYMBOLIC ||
                       (qmm_choose_for_call(ms[i], ns[j], &k, &transposed) == QMM_OK && k != amx),
                   "a one-shot call for m=%zu n=%zu runs %s", ms[i], ns[j],
                   k ? k->name : "nothing");

@@ -109,7 +109,7 @@ static void expect_selection(int top)
         checks++;
     }
     qmm_plan *plan = NULL;
-    CHECK(qmm_plan_create(&plan, 50, QMM_N_SYMBOLIC, 70) == QMM_OK, "symbolic plan");
+    CHECK(qmm_plan_create(&plan, 50, QMM_SYMBOLIC, 70) == QMM_OK, "symbolic plan");
     if (plan != NULL) {
         const qmm_kernel *matrix = qmm_plan_kernel(plan, 8), *gemv = qmm_plan_kernel(plan, 1);
         CHECK(matrix != NULL && tier_of(matrix) == matrix_tier && matrix->nr > 1,
@@ -229,7 +229,7 @@ static void forced_unsupported(const char *name)
     for (int i = 0; i < 64; i++)
         CHECK(c[i] == 7, "a refused call wrote C[%d]", i);
     qmm_plan *plan = NULL;
-    qmm_status st = qmm_plan_create(&plan, 8, QMM_N_SYMBOLIC, 8);
+    qmm_status st = qmm_plan_create(&plan, 8, QMM_SYMBOLIC, 8);
     CHECK(st == QMM_ERR_UNSUPPORTED && plan == NULL, "plan: %s", qmm_status_str(st));
     checks += 2;
 }
