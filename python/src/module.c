@@ -1,5 +1,5 @@
-/* The module qmm._qmm: every file's functions in one table, the Linear and
- * Encoder types and the exceptions. */
+/* The module qmm._qmm: every file's functions in one table, the Linear type
+ * and the exceptions. */
 #define QMM_PY_IMPORTS_NUMPY
 #include "qmm_py.h"
 
@@ -35,15 +35,13 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC PyInit__qmm(void)
 {
     import_array();
-    if (gather_methods() < 0 || PyType_Ready(&qmm_py_linear_type) < 0 ||
-        PyType_Ready(&qmm_py_encoder_type) < 0)
+    if (gather_methods() < 0 || PyType_Ready(&qmm_py_linear_type) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
         return NULL;
     if (qmm_py_add_errors(m) < 0 ||
         PyModule_AddObjectRef(m, "Linear", (PyObject *)&qmm_py_linear_type) < 0 ||
-        PyModule_AddObjectRef(m, "Encoder", (PyObject *)&qmm_py_encoder_type) < 0 ||
         PyModule_AddIntConstant(m, "FP64_SLICES", QMM_FP64_SLICES) < 0 ||
         PyModule_AddIntConstant(m, "CRT_FP64_MODULI", QMM_CRT_FP64_MODULI) < 0 ||
         PyModule_AddIntConstant(m, "CRT_FP32_MODULI", QMM_CRT_FP32_MODULI) < 0 ||

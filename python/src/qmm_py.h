@@ -112,7 +112,4 @@ extern PyMethodDef qmm_py_matmul_methods[], qmm_py_quantize_methods[],
     qmm_py_float_gemm_methods[], qmm_py_info_methods[], qmm_py_bench_methods[];
 extern PyTypeObject qmm_py_linear_type;
 
-/* ---- encoder.c: examples/encoder's engine ------------------------------- */
-extern PyTypeObject qmm_py_encoder_type;
-
 #endif

@@ -1,8 +1,9 @@
 """ONNX's own node tests for the quantization operators, run on qmm.
 
 The test data ships with ONNX (Debian: libonnx-testdata); each test feeds a
-one-node model through qmm.onnx_backend and compares the outputs the way
-ONNX does (same dtype, np.testing.assert_allclose with the test's rtol/atol).
+one-node model through this directory's onnx_backend.py (qmm's operators) and
+compares the outputs the way ONNX does (same dtype,
+np.testing.assert_allclose with the test's rtol/atol).
 Only the quantization tests of the CPU device are collected; those whose
 operators qmm does not implement are reported as skipped.
 """
@@ -23,7 +24,7 @@ if not os.path.isfile(os.path.join(DATA_DIR, "node", "test_matmulinteger", "mode
     pytest.skip(f"ONNX's node test data is not installed in {DATA_DIR} "
                 "(Debian: libonnx-testdata)", allow_module_level=True)
 
-from qmm.onnx_backend import QmmBackend  # noqa: E402
+from onnx_backend import QmmBackend  # noqa: E402
 
 # The quantization node tests, CPU device only.
 _SELECTED = re.compile(

@@ -1,4 +1,5 @@
-"""A tiny ONNX backend on qmm, for running ONNX's own node tests.
+"""A tiny ONNX backend on qmm, for running ONNX's own node tests
+(test_onnx_nodes.py).
 
 This is a reference backend, not an inference engine: it runs the nodes of a
 graph one after another with NumPy arrays in between, and implements only the
@@ -11,10 +12,10 @@ A model that uses any other operator, or a supported operator with an input
 type qmm does not handle, is rejected by :func:`prepare` with
 ``unittest.SkipTest`` so that test runners report it as skipped, not failed.
 
-Example::
+Example (from this directory)::
 
     import onnx
-    from qmm import onnx_backend
+    import onnx_backend
 
     outputs = onnx_backend.run_model(onnx.load("model.onnx"), [a, b])
 """

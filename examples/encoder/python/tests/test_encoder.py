@@ -1,4 +1,4 @@
-"""qmm.encoder: examples/encoder's engine (qmm-encode) from Python, on small
+"""qmm_encoder: examples/encoder's engine (qmm-encode) from Python, on small
 random BERT models that the test writes with examples/encoder/qmmw.py
 (2 layers, hidden 64, ffn 128, a vocabulary of 267 tokens), checked against
 examples/encoder/reference.py's NumPy recomputation of the same int8 graph
@@ -8,6 +8,8 @@ import importlib.util
 import os
 import pathlib
 import struct
+import subprocess
+import sys
 import threading
 import time
 
@@ -15,15 +17,15 @@ import numpy as np
 import pytest
 
 import qmm
-import qmm.encoder
-from qmm.tokenizer import WordPiece
+import qmm_encoder
+from qmm_encoder.tokenizer import WordPiece
 
-ENCODER_DIR = pathlib.Path(__file__).resolve().parents[2] / "examples" / "encoder"
+ENCODER_DIR = pathlib.Path(__file__).resolve().parents[2]
 
 
 def _load_module(name, alias):
     """examples/encoder/NAME.py as a module named alias (python/tests has a
-    reference.py of its own)."""
+    reference.py of its own, and pytest may run both directories at once)."""
     spec = importlib.util.spec_from_file_location(alias, ENCODER_DIR / (name + ".py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -158,7 +160,7 @@ def one_thread():
     qmm.set_num_threads(0)
 
 
-# How the engine quantizes each product's input (qmm.encoder.load's
+# How the engine quantizes each product's input (qmm_encoder.load's
 # activations), and reference.py's name for the same.
 ACTIVATIONS = {"per-token": dict(per_token=True), "per-sequence": dict(per_token=False)}
 
@@ -167,7 +169,7 @@ class Model:
     def __init__(self, path, config, tensors, activations):
         self.path, self.config, self.tensors = path, config, tensors
         self.activations = activations
-        self.encoder = qmm.encoder.load(path, activations=activations)
+        self.encoder = qmm_encoder.load(path, activations=activations)
 
     def reference(self, sequences, hidden=False):
         """reference.py's embeddings of sequences (lists of ids), or with
@@ -417,12 +419,12 @@ def _entry(data, name):
 
 
 def _refused(path, exception=ValueError):
-    """qmm.encoder.load(path) raises exception with a reason, and so does
+    """qmm_encoder.load(path) raises exception with a reason, and so does
     qmmw.read (the Python reader accepts no file that the engine refuses)."""
     with pytest.raises(exception) as info:
-        qmm.encoder.load(path)
+        qmm_encoder.load(path)
     message = str(info.value)
-    assert message.startswith("qmm.encoder: ") and len(message) > 30, message
+    assert message.startswith("qmm_encoder: ") and len(message) > 30, message
     with pytest.raises(exception):
         qmmw.read(path)
     return message
@@ -431,7 +433,7 @@ def _refused(path, exception=ValueError):
 def test_bad_files_are_refused_with_a_reason(int8_file, tmp_path):
     data = int8_file.read_bytes()
     size = len(data)
-    qmm.encoder.load(int8_file)  # the intact file loads
+    qmm_encoder.load(int8_file)  # the intact file loads
     bad = tmp_path / "bad.qmmw"
     directory_end = qmmw.HEADER_BYTES + qmmw.ENTRY_BYTES * struct.unpack_from("<I", data, 12)[0]
     for cut in (0, 7, 40, qmmw.HEADER_BYTES + 100, directory_end + 5, size // 2, size - 9,
@@ -470,15 +472,15 @@ def test_bad_files_are_refused_with_a_reason(int8_file, tmp_path):
     bad.write_bytes(b"qmm-bert" + bytes(200))
     _refused(bad)
     missing = tmp_path / "missing.qmmw"
-    with pytest.raises(OSError, match="qmm.encoder: .*missing.qmmw"):
-        qmm.encoder.load(missing)
+    with pytest.raises(OSError, match="qmm_encoder: .*missing.qmmw"):
+        qmm_encoder.load(missing)
     with pytest.raises(TypeError):
-        qmm.encoder.load(None)
+        qmm_encoder.load(None)
 
 
 def test_a_folder_is_refused(tmp_path):
-    with pytest.raises(OSError, match="qmm.encoder: .*not a regular file"):
-        qmm.encoder.load(tmp_path)
+    with pytest.raises(OSError, match="qmm_encoder: .*not a regular file"):
+        qmm_encoder.load(tmp_path)
 
 
 def test_bad_token_ids_are_refused(model):
@@ -495,7 +497,7 @@ def test_bad_token_ids_are_refused(model):
                          ([7] * (MAX_POSITIONS + 1), [0, MAX_POSITIONS + 1]),
                          ([-5, 7], [0, 2])):
         for hidden in (False, True):
-            with pytest.raises(ValueError, match="qmm.encoder: "):
+            with pytest.raises(ValueError, match="qmm_encoder: "):
                 enc._engine.embed_ids(np.array(ids, np.int32), np.array(offsets, np.intp),
                                       hidden=hidden)
     with pytest.raises(ValueError, match="offsets"):
@@ -510,11 +512,58 @@ def test_bad_token_ids_are_refused(model):
     np.testing.assert_array_equal(_bits(enc.embed_ids([good])), _bits(want))
 
 
+def test_a_bad_thread_count_is_refused(int8_file):
+    enc = qmm_encoder.load(int8_file)
+    ids, offsets = np.array([7, 8], np.int32), np.array([0, 2], np.intp)
+    for threads in (-1, qmm.MAX_THREADS + 1):
+        with pytest.raises(ValueError, match="qmm_encoder: threads"):
+            enc._engine.embed_ids(ids, offsets, threads=threads)
+
+
+# Threads in the process (Linux) after a call of the engine on one thread,
+# then on three, then after qmm's own product on three: OpenMP keeps the
+# threads it started.
+_THREADS_SCRIPT = """
+import os, sys
+import numpy as np
+import qmm, qmm_encoder
+
+def threads():
+    return len(os.listdir("/proc/self/task"))
+
+enc = qmm_encoder.load(sys.argv[1])
+batch = [list(range(1, int(sys.argv[2]) + 1))] * 8
+counts = [threads()]
+for n in (1, 3):
+    qmm.set_num_threads(n)
+    enc.embed_ids(batch)
+    counts.append(threads())
+a = np.ones((512, 512), np.int8)
+qmm.matmul(a, a)
+counts.append(threads())
+print(*counts)
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
+def test_qmm_thread_count_reaches_the_engine(int8_file):
+    """The engine's copy of qmm runs on qmm.set_num_threads's count: no
+    thread started on one, some on three (unless qmm has no OpenMP here)."""
+    run = subprocess.run([sys.executable, "-c", _THREADS_SCRIPT, str(int8_file),
+                          str(MAX_POSITIONS)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    start, one, three, matmul = map(int, run.stdout.split())
+    assert one == start, "the engine started threads on qmm.set_num_threads(1)"
+    if three == start and matmul == start:
+        pytest.skip("qmm starts no threads here (built without OpenMP)")
+    assert three > start, "the engine ran on one thread on qmm.set_num_threads(3)"
+
+
 def test_embed_releases_the_gil(int8_file):
-    """As test_gil.py: the GIL held through a call of 150 ms would let the
-    loop below tick for a switch interval (5 ms) at most after the call's
-    start; released, ticks fall in the call's middle fifth."""
-    enc = qmm.encoder.load(int8_file)
+    """As python/tests/test_gil.py: the GIL held through a call of 150 ms
+    would let the loop below tick for a switch interval (5 ms) at most after
+    the call's start; released, ticks fall in the call's middle fifth."""
+    enc = qmm_encoder.load(int8_file)
     ids = np.random.default_rng(4).integers(0, len(VOCAB), MAX_POSITIONS).tolist()
     count = 1
     while True:
@@ -546,7 +595,7 @@ def test_embed_releases_the_gil(int8_file):
 
 
 def test_threads_sharing_an_encoder_get_their_own_results(int8_file):
-    enc = qmm.encoder.load(int8_file)
+    enc = qmm_encoder.load(int8_file)
     groups = [SENTENCES[i::4] for i in range(4)]
     want = [enc.embed(g) for g in groups]
     got = [[] for _ in groups]
@@ -567,20 +616,20 @@ def test_threads_sharing_an_encoder_get_their_own_results(int8_file):
 
 
 def test_load_takes_a_path_like(int8_file):
-    a = qmm.encoder.load(int8_file).embed("the cat")
-    b = qmm.encoder.load(os.fspath(int8_file)).embed("the cat")
+    a = qmm_encoder.load(int8_file).embed("the cat")
+    b = qmm_encoder.load(os.fspath(int8_file)).embed("the cat")
     np.testing.assert_array_equal(_bits(a), _bits(b))
 
 
 def test_the_activations_option(int8_file):
     """per-token is the default; the two recipes differ (the option reaches
     the engine); another name is refused."""
-    default = qmm.encoder.load(int8_file).embed(SENTENCES[:4])
-    token = qmm.encoder.load(int8_file, activations="per-token").embed(SENTENCES[:4])
-    sequence = qmm.encoder.load(int8_file, activations="per-sequence").embed(SENTENCES[:4])
+    default = qmm_encoder.load(int8_file).embed(SENTENCES[:4])
+    token = qmm_encoder.load(int8_file, activations="per-token").embed(SENTENCES[:4])
+    sequence = qmm_encoder.load(int8_file, activations="per-sequence").embed(SENTENCES[:4])
     np.testing.assert_array_equal(_bits(default), _bits(token))
     assert not np.array_equal(_bits(token), _bits(sequence))
     assert _cosines(token, sequence).min() > 0.9
     for bad in ("per-tensor", "", "PER-TOKEN"):
         with pytest.raises(ValueError, match="activations"):
-            qmm.encoder.load(int8_file, activations=bad)
+            qmm_encoder.load(int8_file, activations=bad)

@@ -1,6 +1,14 @@
-/* qmm._qmm.Encoder: examples/encoder's engine (qmm-encode) for Python. The
- * tokenizer and the sentence-level API are Python (qmm/encoder.py). */
-#include "qmm_py.h"
+/* The module qmm_encoder._engine: examples/encoder's engine (qmm-encode) as
+ * the type Encoder. The tokenizer and the sentence-level API are Python
+ * (qmm_encoder/__init__.py).
+ *
+ * The module holds a copy of qmm of its own, linked in statically and hidden
+ * (python/python_module.cmake): qmm.set_num_threads does not reach its thread
+ * count, so each call takes the count to run on (the qmm package's, which
+ * qmm_encoder passes). */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <numpy/arrayobject.h>
 
 #include <string.h>
 
@@ -45,7 +53,7 @@ static int py_encoder_init(PyObject *self_obj, PyObject *args, PyObject *kwargs)
     } else {
         Py_DECREF(path);
         PyErr_Format(PyExc_ValueError,
-                     "qmm.encoder: activations must be 'per-token' or 'per-sequence', not '%s'",
+                     "qmm_encoder: activations must be 'per-token' or 'per-sequence', not '%s'",
                      activations);
         return -1;
     }
@@ -60,7 +68,7 @@ static int py_encoder_init(PyObject *self_obj, PyObject *args, PyObject *kwargs)
         PyErr_Format(st == ENCODER_ERR_IO       ? PyExc_OSError
                      : st == ENCODER_ERR_NOMEM ? PyExc_MemoryError
                                                : PyExc_ValueError,
-                     "qmm.encoder: %s", why);
+                     "qmm_encoder: %s", why);
         return -1;
     }
     encoder_set_activations(e, mode);
@@ -81,23 +89,30 @@ static void py_encoder_dealloc(PyObject *self_obj)
 static int loaded(py_encoder *self)
 {
     if (self->engine == NULL)
-        PyErr_SetString(PyExc_ValueError, "qmm.encoder: no model loaded");
+        PyErr_SetString(PyExc_ValueError, "qmm_encoder: no model loaded");
     return self->engine != NULL;
 }
 
-/* embed_ids(ids, offsets, hidden=False): ids an int32 array, offsets an
- * intp array of count + 1 entries; float32 [count, hidden] (or [tokens,
- * hidden] with hidden=True). */
+/* embed_ids(ids, offsets, hidden=False, *, threads=0): ids an int32 array,
+ * offsets an intp array of count + 1 entries; float32 [count, hidden] (or
+ * [tokens, hidden] with hidden=True), on `threads` threads (0: qmm's default,
+ * QMM_NUM_THREADS or the CPUs). */
 static PyObject *py_encoder_embed_ids(PyObject *self_obj, PyObject *args, PyObject *kwargs)
 {
     py_encoder *self = (py_encoder *)self_obj;
-    static char *keywords[] = {"ids", "offsets", "hidden", NULL};
+    static char *keywords[] = {"ids", "offsets", "hidden", "threads", NULL};
     PyObject *ids_obj, *offsets_obj;
     int hidden = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|p:embed_ids", keywords, &ids_obj,
-                                     &offsets_obj, &hidden) ||
+    Py_ssize_t threads = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|p$n:embed_ids", keywords, &ids_obj,
+                                     &offsets_obj, &hidden, &threads) ||
         !loaded(self))
         return NULL;
+    if (threads < 0 || threads > QMM_MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "qmm_encoder: threads must be 0 to %d, not %zd",
+                     QMM_MAX_THREADS, threads);
+        return NULL;
+    }
     PyArrayObject *ids = (PyArrayObject *)PyArray_FROMANY(ids_obj, NPY_INT32, 1, 1,
                                                           NPY_ARRAY_IN_ARRAY);
     PyArrayObject *offsets = (PyArrayObject *)PyArray_FROMANY(offsets_obj, NPY_INTP, 1, 1,
@@ -109,13 +124,13 @@ static PyObject *py_encoder_embed_ids(PyObject *self_obj, PyObject *args, PyObje
     const npy_intp *off = PyArray_DATA(offsets);
     if (count < 0 || off[0] != 0 || off[count] != PyArray_DIM(ids, 0)) {
         PyErr_SetString(PyExc_ValueError,
-                        "qmm.encoder: offsets must run from 0 to len(ids), one more than the "
+                        "qmm_encoder: offsets must run from 0 to len(ids), one more than the "
                         "sequences");
         goto done;
     }
     for (npy_intp s = 0; s < count; s++) {
         if (off[s + 1] < off[s]) {
-            PyErr_SetString(PyExc_ValueError, "qmm.encoder: offsets must not decrease");
+            PyErr_SetString(PyExc_ValueError, "qmm_encoder: offsets must not decrease");
             goto done;
         }
     }
@@ -127,6 +142,7 @@ static PyObject *py_encoder_embed_ids(PyObject *self_obj, PyObject *args, PyObje
     encoder_status st;
     Py_BEGIN_ALLOW_THREADS
     PyThread_acquire_lock(self->lock, WAIT_LOCK);
+    qmm_set_num_threads((size_t)threads);
     st = (hidden ? encoder_hidden_states : encoder_embed)(
         self->engine, (size_t)count, (const size_t *)off, PyArray_DATA(ids), PyArray_DATA(out));
     PyThread_release_lock(self->lock);
@@ -135,7 +151,7 @@ static PyObject *py_encoder_embed_ids(PyObject *self_obj, PyObject *args, PyObje
         PyErr_Format(st == ENCODER_ERR_NOMEM ? PyExc_MemoryError
                      : st == ENCODER_ERR_ARG ? PyExc_ValueError
                                              : PyExc_RuntimeError,
-                     "qmm.encoder: %s (token ids below %u, 1 to %u per sequence)",
+                     "qmm_encoder: %s (token ids below %u, 1 to %u per sequence)",
                      encoder_status_str(st), c->vocab, c->max_positions);
         Py_CLEAR(out);
     }
@@ -178,7 +194,8 @@ static PyObject *py_encoder_vocab(PyObject *self_obj, void *closure)
 static PyMethodDef py_encoder_methods[] = {
     {"embed_ids", (PyCFunction)(void (*)(void))py_encoder_embed_ids,
      METH_VARARGS | METH_KEYWORDS,
-     "embed_ids(ids, offsets, hidden=False): embeddings of token-id sequences"},
+     "embed_ids(ids, offsets, hidden=False, *, threads=0): embeddings of token-id "
+     "sequences"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -188,16 +205,34 @@ static PyGetSetDef py_encoder_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-PyTypeObject qmm_py_encoder_type = {
+static PyTypeObject py_encoder_type = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "qmm._qmm.Encoder",
+    .tp_name = "qmm_encoder._engine.Encoder",
     .tp_basicsize = sizeof(py_encoder),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Encoder(path, *, activations='per-token'): a qmm-encode weight file loaded "
-              "(use qmm.encoder.load)",
+              "(use qmm_encoder.load)",
     .tp_new = py_encoder_new,
     .tp_init = py_encoder_init,
     .tp_dealloc = py_encoder_dealloc,
     .tp_methods = py_encoder_methods,
     .tp_getset = py_encoder_getset,
 };
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "qmm_encoder._engine",
+    .m_doc = "qmm-encode's engine; use it through the qmm_encoder package.",
+    .m_size = -1,
+};
+
+PyMODINIT_FUNC PyInit__engine(void)
+{
+    import_array();
+    if (PyType_Ready(&py_encoder_type) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (m != NULL && PyModule_AddObjectRef(m, "Encoder", (PyObject *)&py_encoder_type) < 0)
+        Py_CLEAR(m);
+    return m;
+}

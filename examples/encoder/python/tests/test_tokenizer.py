@@ -1,5 +1,5 @@
-"""qmm.tokenizer.WordPiece, BERT's tokenizer, on a small vocabulary with the
-expected ids written out; and, where Hugging Face's `tokenizers` is
+"""qmm_encoder.tokenizer.WordPiece, BERT's tokenizer, on a small vocabulary
+with the expected ids written out; and, where Hugging Face's `tokenizers` is
 installed (not a dependency: Debian has no python3-tokenizers), against its
 BertWordPieceTokenizer on the same vocabulary."""
 import unicodedata
@@ -7,7 +7,7 @@ import unicodedata
 import numpy as np
 import pytest
 
-from qmm.tokenizer import WordPiece, basic_tokenize
+from qmm_encoder.tokenizer import WordPiece, basic_tokenize
 
 # Ids are the positions: the special tokens are not all at the front, so
 # that an id taken from the wrong place shows.

@@ -1,17 +1,18 @@
-"""Sentence embeddings with qmm-encode's engine (examples/encoder).
+"""Sentence embeddings with qmm-encode's engine (examples/encoder), qmm's
+example of an inference engine.
 
-    >>> import qmm.encoder
-    >>> model = qmm.encoder.load("minilm.qmmw")
+    >>> import qmm_encoder
+    >>> model = qmm_encoder.load("minilm.qmmw")
     >>> vectors = model.embed(["A man is eating food.", "Someone eats a meal."])
     >>> vectors.shape, float(vectors[0] @ vectors[1]) > 0.5
     ((2, 384), True)
 
 The weight file (examples/encoder/FORMAT.md, written by
 examples/encoder/convert.py) holds the model, its configuration and its
-WordPiece vocabulary; the tokenizer is qmm.tokenizer's. An embedding depends
-on its own sentence alone (no padding), and has the same bits on every
+WordPiece vocabulary; the tokenizer is qmm_encoder.tokenizer's. An embedding
+depends on its own sentence alone (no padding), and has the same bits on every
 kernel, thread count and CPU. Calls release the GIL; one encoder runs one
-call at a time.
+call at a time, on qmm's thread count (qmm.set_num_threads).
 
 activations: how each weight product's input is quantized to uint8, as ONNX's
 DynamicQuantizeLinear does: "per-token" (the default: one scale and zero point
@@ -22,20 +23,23 @@ quantize_dynamic graph run on one sentence, within 0.987).
 import os
 
 import numpy as np
+import qmm
 
-from . import _qmm
+from ._engine import Encoder as _Engine
 from .tokenizer import WordPiece
+
+__version__ = "0.2.0"
 
 
 class Encoder:
     """A loaded model: embed(sentences) -> float32 [len(sentences), hidden]."""
 
     def __init__(self, path, activations="per-token"):
-        self._engine = _qmm.Encoder(os.fspath(path), activations=activations)
+        self._engine = _Engine(os.fspath(path), activations=activations)
         self.config = self._engine.config
         vocab = self._engine.vocab
         if vocab is None:
-            raise ValueError("qmm.encoder: %s has no vocabulary to tokenize with" % path)
+            raise ValueError("qmm_encoder: %s has no vocabulary to tokenize with" % path)
         self.tokenizer = WordPiece.from_config(self.config, vocab.decode("utf-8").split("\n"))
 
     def tokenize(self, sentence):
@@ -50,8 +54,9 @@ class Encoder:
         np.cumsum([len(s) for s in sequences], out=offsets[1:])
         ids = np.concatenate(sequences) if sequences else np.zeros(0, np.int64)
         if ids.size and (ids.min() < 0 or ids.max() >= self.config["vocab"]):
-            raise ValueError("qmm.encoder: token ids must be in [0, %d)" % self.config["vocab"])
-        return self._engine.embed_ids(ids.astype(np.int32), offsets, hidden=hidden)
+            raise ValueError("qmm_encoder: token ids must be in [0, %d)" % self.config["vocab"])
+        return self._engine.embed_ids(ids.astype(np.int32), offsets, hidden=hidden,
+                                      threads=qmm.get_num_threads())
 
     def embed(self, sentences):
         """float32 [len(sentences), hidden] for a list of strings (one string:

@@ -31,7 +31,7 @@ str.lower, which agree with tokenizers' on every code point under Python 3.11
 (Unicode 14). A Python with a newer Unicode may differ on characters assigned
 since 14.0 that decompose or have a lower-case mapping.
 
-    >>> from qmm.tokenizer import WordPiece
+    >>> from qmm_encoder.tokenizer import WordPiece
     >>> tok = WordPiece.from_vocab_file("vocab.txt")
     >>> tok.encode("Hello, world!")
     [101, 7592, 1010, 2088, 999, 102]
