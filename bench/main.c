@@ -1,6 +1,7 @@
 /*
  * qmm-bench: times qmm on a set of shapes and checks every result. The work
- * is split by job: options.c reads the command line, run.c times a shape,
+ * is split by job: options.c lists the options, which command_line.c (shared
+ * with qmm-compare and qmm-bench-peers) reads, run.c times a shape,
  * quantized.c describes the products --a and --out ask for, weights.c makes
  * the plans --weights asks for, reference.c checks a result, report.c
  * prints, kernel_lookup.c lists and resolves kernels, bandwidth.c measures
@@ -124,23 +125,23 @@ static enum bench_exit measure_bandwidth(void)
     return EXIT_ALL_PASSED;
 }
 
+/* What the options ask for. */
+static enum bench_exit run(const bench_options *opt)
+{
+    if (opt->list) {
+        bench_print_kernels(stdout, opt->csv);
+        return EXIT_ALL_PASSED;
+    }
+    return opt->bandwidth ? measure_bandwidth() : run_shapes(opt);
+}
+
 int main(int argc, char **argv)
 {
     bench_options opt;
     bench_parse_result parsed = bench_parse_options(argc, argv, &opt);
-    enum bench_exit result = EXIT_ALL_PASSED;
-    if (parsed == BENCH_PARSE_HELP) {
-        bench_print_usage(stdout);
-    } else if (parsed == BENCH_PARSE_ERROR) {
-        bench_print_usage(stderr);
-        result = EXIT_BAD_REQUEST;
-    } else if (opt.list) {
-        bench_print_kernels(stdout, opt.csv);
-    } else if (opt.bandwidth) {
-        result = measure_bandwidth();
-    } else {
-        result = run_shapes(&opt);
-    }
+    enum bench_exit result = parsed == BENCH_PARSE_ERROR ? EXIT_BAD_REQUEST : EXIT_ALL_PASSED;
+    if (parsed == BENCH_PARSE_RUN)
+        result = run(&opt);
     bench_free_options(&opt);
     return result;
 }

@@ -9,10 +9,8 @@
 
 /* Generous, but small enough that a typo does not mean hours of timing. */
 #define MAX_USER_REPS 1000000
-#define TEXT(x) #x
-#define VALUE_TEXT(x) TEXT(x)
 
-void bench_print_usage(FILE *out)
+static void print_usage(FILE *out)
 {
     fprintf(out,
             "usage: qmm-bench [--shape MxKxN]... [--reps N] [--kernel NAME [--vs NAME]]\n"
@@ -94,19 +92,6 @@ void bench_print_usage(FILE *out)
             BENCH_BANDWIDTH_MIB);
 }
 
-/* "N" or "N,M", each from 1 to QMM_MAX_THREADS, into out[0] and out[1]
- * (M = N when one is given): how many were given, 0 when text is not that. */
-static size_t parse_threads(const char *text, size_t out[2])
-{
-    if (!bench_read_number(&text, QMM_MAX_THREADS, &out[0]))
-        return 0;
-    out[1] = out[0];
-    if (*text == '\0')
-        return 1;
-    int second = *text++ == ',' && bench_read_number(&text, QMM_MAX_THREADS, &out[1]);
-    return second && *text == '\0' ? 2 : 0;
-}
-
 /* One of names[0..count) at *p, up to a comma or the end, which *p is moved
  * to: its index into *out. */
 static int read_name(const char **p, const char *const *names, size_t count, size_t *out)
@@ -122,35 +107,38 @@ static int read_name(const char **p, const char *const *names, size_t count, siz
     return 0;
 }
 
-/* "X" or "X,Y", each one of names[0..count), into out[0] and out[1] as
- * parse_threads does numbers. */
-static size_t parse_names(const char *text, const char *const *names, size_t count,
-                          size_t out[2])
+/* A list option's values, X or X,Y: --threads' numbers, or the names --out,
+ * --a and --weights take. */
+typedef struct pair {
+    const char *const *names; /* the names it takes; NULL for numbers */
+    size_t count;             /* how many names, or the largest number */
+    size_t values[2];         /* numbers or indices into names; with X alone, X twice */
+    size_t given;             /* how many values it was given: 0 when absent */
+} pair;
+
+static int read_one(const char **p, const pair *x, size_t *out)
 {
-    if (!read_name(&text, names, count, &out[0]))
+    return x->names != NULL ? read_name(p, x->names, x->count, out)
+                            : bench_read_number(p, x->count, out);
+}
+
+static int take_pair(const bench_option *o, const char *text)
+{
+    pair *x = o->to;
+    size_t values[2];
+    if (!read_one(&text, x, &values[0]))
         return 0;
-    out[1] = out[0];
-    if (*text == '\0')
-        return 1;
-    int second = *text++ == ',' && read_name(&text, names, count, &out[1]);
-    return second && *text == '\0' ? 2 : 0;
+    values[1] = values[0];
+    const int second = *text != '\0';
+    if (second && (*text++ != ',' || !read_one(&text, x, &values[1]) || *text != '\0'))
+        return 0;
+    x->values[0] = values[0];
+    x->values[1] = values[1];
+    x->given = 1 + (size_t)second;
+    return 1;
 }
 
-static bench_parse_result bad(const char *what, const char *arg)
-{
-    fprintf(stderr, "qmm-bench: %s%s\n", what, arg);
-    return BENCH_PARSE_ERROR;
-}
-
-static int is(const char *arg, const char *option)
-{
-    return strcmp(arg, option) == 0;
-}
-
-/* How many values each list option was given: 0 when absent. */
-typedef struct list_sizes {
-    size_t threads, out, a, weights;
-} list_sizes;
+static const bench_program program = {"qmm-bench", print_usage, 1, BENCH_THEN_USAGE, 0};
 
 /* Nonzero when contender w makes the one call that --kernel can force: a
  * one-shot qmm_i8_i32, int8 A to int32. */
@@ -159,24 +147,24 @@ static int kernel_can_be_forced(const bench_options *opt, size_t w)
     return !bench_is_quantized(opt->a[w], opt->out[w]) && opt->weights[w] == BENCH_WEIGHTS_NONE;
 }
 
-/* The rules between options, and the contenders they give. */
-static bench_parse_result count_contenders(bench_options *opt, list_sizes given)
+/* The rules between options, and the contenders they give: seconds is how
+ * many list options were given a second value. */
+static bench_parse_result count_contenders(bench_options *opt, size_t seconds)
 {
     if (opt->vs != NULL && opt->kernel == NULL)
-        return bad("--vs needs --kernel, the kernel it is compared with", "");
-    size_t seconds = (size_t)((opt->vs != NULL) + (given.threads == 2) + (given.out == 2) +
-                              (given.a == 2) + (given.weights == 2));
+        return bench_refuse(&program, "--vs needs --kernel, the kernel it is compared with");
+    seconds += opt->vs != NULL;
     if (seconds > 1)
-        return bad("only one of --vs, --threads N,M, --out X,Y, --a X,Y and --weights X,Y may "
-                   "give a second run", "");
+        return bench_refuse(&program, "only one of --vs, --threads N,M, --out X,Y, --a X,Y and "
+                                      "--weights X,Y may give a second run");
     opt->contenders = 1 + seconds;
     /* Neither qmm_gemm nor the plans have an entry with a kernel forced, and
      * QMM_KERNEL is read once per process, so the bench cannot force one on
      * them by itself. */
     if (opt->kernel != NULL && (!kernel_can_be_forced(opt, 0) || !kernel_can_be_forced(opt, 1)))
-        return bad("--kernel runs int8 A to int32 one-shot calls only: for --a u8, --out other "
-                   "than i32 or --weights a or b, force a kernel with QMM_KERNEL=NAME in the "
-                   "environment", "");
+        return bench_refuse(&program, "--kernel runs int8 A to int32 one-shot calls only: for "
+                                      "--a u8, --out other than i32 or --weights a or b, force a "
+                                      "kernel with QMM_KERNEL=NAME in the environment");
     return BENCH_PARSE_RUN;
 }
 
@@ -186,71 +174,47 @@ bench_parse_result bench_parse_options(int argc, char **argv, bench_options *opt
     /* Room for every argument being a shape. */
     opt->parsed_shapes = malloc((size_t)argc * sizeof *opt->parsed_shapes);
     if (opt->parsed_shapes == NULL)
-        return bad("out of memory", "");
-    size_t shapes = 0;
-    list_sizes given = {0};
-    /* Indices into bench_out_names, bench_a_names and bench_weights_names:
-     * i32, i8 and none unless given. */
-    size_t out[2] = {BENCH_OUT_I32, BENCH_OUT_I32}, a[2] = {QMM_TYPE_I8, QMM_TYPE_I8};
-    size_t weights[2] = {BENCH_WEIGHTS_NONE, BENCH_WEIGHTS_NONE};
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (is(arg, "--help") || is(arg, "-h"))
-            return BENCH_PARSE_HELP;
-        if (is(arg, "--list")) {
-            opt->list = 1;
-            continue;
-        }
-        if (is(arg, "--csv")) {
-            opt->csv = 1;
-            continue;
-        }
-        if (is(arg, "--bandwidth")) {
-            opt->bandwidth = 1;
-            continue;
-        }
-        /* The other options take a value. */
-        if (!is(arg, "--kernel") && !is(arg, "--vs") && !is(arg, "--reps") &&
-            !is(arg, "--shape") && !is(arg, "--threads") && !is(arg, "--out") && !is(arg, "--a") &&
-            !is(arg, "--weights"))
-            return bad("unknown argument ", arg);
-        if (i + 1 == argc)
-            return bad("missing value after ", arg);
-        const char *value = argv[++i];
-        if (is(arg, "--kernel"))
-            opt->kernel = value;
-        else if (is(arg, "--vs"))
-            opt->vs = value;
-        else if (is(arg, "--reps") && !bench_parse_whole(value, MAX_USER_REPS, &opt->reps))
-            return bad("--reps needs a whole number from 1 to " VALUE_TEXT(MAX_USER_REPS) ", not ",
-                       value);
-        else if (is(arg, "--threads") && (given.threads = parse_threads(value, opt->threads)) == 0)
-            return bad("--threads needs N or N,M, whole numbers from 1 to " VALUE_TEXT(
-                           QMM_MAX_THREADS) ", not ",
-                       value);
-        else if (is(arg, "--out") &&
-                 (given.out = parse_names(value, bench_out_names, BENCH_OUT_COUNT, out)) == 0)
-            return bad("--out needs X or X,Y, each i32, f32, s8 or s8:float, not ", value);
-        else if (is(arg, "--a") &&
-                 (given.a = parse_names(value, bench_a_names, BENCH_A_TYPES, a)) == 0)
-            return bad("--a needs X or X,Y, each i8 or u8, not ", value);
-        else if (is(arg, "--weights") &&
-                 (given.weights = parse_names(value, bench_weights_names, BENCH_WEIGHTS_COUNT,
-                                              weights)) == 0)
-            return bad("--weights needs X or X,Y, each none, a or b, not ", value);
+        return bench_refuse(&program, "out of memory");
+    bench_shape_list shapes = {opt->parsed_shapes, 0};
+    /* Threads 0: qmm's own count; i32, i8 and none unless given. */
+    pair threads = {NULL, QMM_MAX_THREADS, {0, 0}, 0};
+    pair out = {bench_out_names, BENCH_OUT_COUNT, {BENCH_OUT_I32, BENCH_OUT_I32}, 0};
+    pair a = {bench_a_names, BENCH_A_TYPES, {QMM_TYPE_I8, QMM_TYPE_I8}, 0};
+    pair weights = {bench_weights_names, BENCH_WEIGHTS_COUNT,
+                    {BENCH_WEIGHTS_NONE, BENCH_WEIGHTS_NONE}, 0};
+    const bench_option options[] = {
+        {"--list", NULL, &opt->list, 0, NULL},
+        {"--csv", NULL, &opt->csv, 0, NULL},
+        {"--bandwidth", NULL, &opt->bandwidth, 0, NULL},
+        {"--kernel", bench_take_text, &opt->kernel, 0, NULL},
+        {"--vs", bench_take_text, &opt->vs, 0, NULL},
+        {"--reps", bench_take_whole, &opt->reps, MAX_USER_REPS,
+         "--reps needs a whole number from 1 to " BENCH_VALUE_TEXT(MAX_USER_REPS) ", not %s"},
         /* Every size from 1 to PTRDIFF_MAX, the library's limit. */
-        else if (is(arg, "--shape") &&
-                 !bench_parse_shape(value, PTRDIFF_MAX, &opt->parsed_shapes[shapes++]))
-            return bad("--shape needs MxKxN with every size at least 1, not ", value);
-    }
+        {"--shape", bench_take_shape, &shapes, PTRDIFF_MAX,
+         "--shape needs MxKxN with every size at least 1, not %s"},
+        {"--threads", take_pair, &threads, 0,
+         "--threads needs N or N,M, whole numbers from 1 to " BENCH_VALUE_TEXT(
+             QMM_MAX_THREADS) ", not %s"},
+        {"--out", take_pair, &out, 0,
+         "--out needs X or X,Y, each i32, f32, s8 or s8:float, not %s"},
+        {"--a", take_pair, &a, 0, "--a needs X or X,Y, each i8 or u8, not %s"},
+        {"--weights", take_pair, &weights, 0, "--weights needs X or X,Y, each none, a or b, not %s"},
+    };
+    const bench_parse_result read = bench_read_command_line(
+        &program, options, sizeof options / sizeof options[0], argc, argv);
+    if (read != BENCH_PARSE_RUN)
+        return read;
     for (int w = 0; w < 2; w++) {
-        opt->out[w] = (bench_out)out[w];
-        opt->a[w] = (qmm_type)a[w];
-        opt->weights[w] = (bench_weights)weights[w];
+        opt->threads[w] = threads.values[w];
+        opt->out[w] = (bench_out)out.values[w];
+        opt->a[w] = (qmm_type)a.values[w];
+        opt->weights[w] = (bench_weights)weights.values[w];
     }
-    opt->shapes = shapes > 0 ? opt->parsed_shapes : bench_default_shapes;
-    opt->shape_count = shapes > 0 ? shapes : bench_default_shape_count;
-    return count_contenders(opt, given);
+    opt->shapes = shapes.count > 0 ? shapes.at : bench_default_shapes;
+    opt->shape_count = shapes.count > 0 ? shapes.count : bench_default_shape_count;
+    return count_contenders(opt, (size_t)((threads.given == 2) + (out.given == 2) +
+                                          (a.given == 2) + (weights.given == 2)));
 }
 
 void bench_free_options(bench_options *opt)

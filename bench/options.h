@@ -3,8 +3,8 @@
 #define QMM_BENCH_OPTIONS_H
 
 #include <stddef.h>
-#include <stdio.h>
 
+#include "command_line.h"
 #include "qmm/qmm.h"
 #include "quantized.h"
 #include "shapes.h"
@@ -30,14 +30,7 @@ typedef struct bench_options {
     bench_shape *parsed_shapes; /* storage of the --shape list */
 } bench_options;
 
-typedef enum bench_parse_result {
-    BENCH_PARSE_RUN,
-    BENCH_PARSE_HELP,
-    BENCH_PARSE_ERROR   /* already explained on stderr */
-} bench_parse_result;
-
 bench_parse_result bench_parse_options(int argc, char **argv, bench_options *opt);
 void bench_free_options(bench_options *opt);
-void bench_print_usage(FILE *out);
 
 #endif

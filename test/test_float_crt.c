@@ -24,26 +24,16 @@
  *   test_float_crt           everything
  *   test_float_crt KERNEL    the suite alone, with QMM_KERNEL=KERNEL
  */
-/* The reference's doubles are one operation each, as the header defines them. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunknown-pragmas"
-#pragma STDC FP_CONTRACT OFF
-#pragma GCC diagnostic pop
+#include "support/reference_test.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "compute/partition.h"
 #include "float_gemm/crt_passes.h"
 #include "platform/cpu.h"
-#include "support/testlib.h"
-
-#define COUNT(x) (sizeof(x) / sizeof((x)[0]))
-
-static long checks;
-static const char *kernel = "the selector's kernel"; /* for messages */
+#include "support/bad_call.h"
 
 /* qmm.h's p_1 .. p_16. */
 static const int32_t moduli[QMM_CRT_MAX_MODULI] = {255, 253, 251, 247, 241, 239, 233, 229,
@@ -270,7 +260,7 @@ static void check(const product *p, unsigned count, const char *data, int some)
         char label[256];
         snprintf(label, sizeof label, "%s %zux%zux%zu pad %zu, %s, %u moduli, %zu threads, %s",
                  p->is_f64 ? "qmm_dgemm_crt" : "qmm_sgemm_crt", p->m, p->k, p->n, p->pad, data,
-                 count, counts[r], kernel);
+                 count, counts[r], test_kernel_said());
         CHECK(st == QMM_OK, "%s: %s", label, qmm_status_str(st));
         size_t bad = 0, first = 0;
         for (size_t i = 0; i < p->m; i++)
@@ -287,7 +277,7 @@ static void check(const product *p, unsigned count, const char *data, int some)
               "%s: %zu elements differ, first C(%zu,%zu) = %.17g, want %.17g", label, bad,
               first / ldc, first % ldc, c_at(c, first, p->is_f64),
               first % ldc < p->n ? ref[first / ldc * p->n + first % ldc] : 0.0);
-        checks++;
+        test_checks++;
     }
     qmm_set_num_threads(0);
     free(ref);
@@ -398,7 +388,7 @@ static void refused(const call *x, int is_f64, unsigned char *c_mem, size_t c_by
         touched += c_mem[e] != 0x77;
     CHECK(st == QMM_ERR_INVALID_ARG && touched == 0, "%s %s: %s, %zu bytes of C written",
           is_f64 ? "qmm_dgemm_crt" : "qmm_sgemm_crt", what, qmm_status_str(st), touched);
-    checks++;
+    test_checks++;
 }
 
 static void bad_input(void)
@@ -410,8 +400,8 @@ static void bad_input(void)
         for (size_t e = 0; e < K * N; e++)
             is_f64 ? (void)(((double *)b)[e] = 1) : (void)(((float *)b)[e] = 1);
         const call good = {M, N, K, K, N, N, a, b, c, QMM_CRT_FP64_MODULI};
-        call x;
-#define REFUSED(what, change) (x = good, change, refused(&x, is_f64, c, sizeof c, what))
+#define REFUSED(what, ...)                                                                         \
+    TEST_CHANGED(call x, good, refused(&x, is_f64, c, sizeof c, what), __VA_ARGS__)
         REFUSED("moduli 0", x.moduli = 0);
         REFUSED("moduli QMM_CRT_MAX_MODULI + 1", x.moduli = QMM_CRT_MAX_MODULI + 1);
         REFUSED("moduli UINT_MAX", x.moduli = UINT_MAX);
@@ -446,7 +436,7 @@ static void bad_input(void)
         free(bad_a);
         free(bad_b);
         /* 1 modulus at k = 8, the most it holds: accepted and exact (A'B' = 8 2^2). */
-        x = good;
+        call x = good;
         x.moduli = 1;
         x.k = 8;
         x.lda = 8;
@@ -471,7 +461,7 @@ static void bad_input(void)
             nonzero += c_at(c, e, is_f64) != 0;
         CHECK(empty == QMM_OK && nonzero == 0, "k == 0: %s, %zu elements of C not zero",
               qmm_status_str(empty), nonzero);
-        checks += 3;
+        test_checks += 3;
     }
 }
 
@@ -512,7 +502,7 @@ static void accuracy_of(int is_f64, unsigned target_count, double target)
             CHECK(err < target, "%s: %u moduli give %.3e, above %.1e",
                   is_f64 ? "qmm_dgemm_crt" : "qmm_sgemm_crt", count, err, target);
         before = err;
-        checks++;
+        test_checks++;
     }
     printf("\n");
     free(exact);
@@ -606,7 +596,7 @@ static void pass_residues(size_t ins, const qmm_crt_moduli *mod)
                         test_fail(__FILE__, __LINE__,
                                   "passes %s: the residues of a run of %zu wrote past it",
                                   pass_instances[ins].name, len);
-                checks++;
+                test_checks++;
             }
 }
 
@@ -639,7 +629,7 @@ static void pass_rebuild(size_t ins, const qmm_crt_moduli *mod)
                       "passes %s: the rebuild of a run of %zu on %u moduli differs from the "
                       "header's steps",
                       pass_instances[ins].name, len, mod->count);
-        checks++;
+        test_checks++;
     }
 }
 
@@ -661,14 +651,12 @@ static void passes_instances(void)
 
 int main(int argc, char **argv)
 {
-    /* Every product split over the threads, however small (as in test_threads). */
-    qmm_partition_set_small_product(1);
-    int rc = test_each_kernel_main(argc, argv, "test_float_crt", &checks, &kernel, suite, NULL);
+    int rc = test_reference_start(argc, argv, "test_float_crt", suite, NULL);
     if (rc >= 0)
         return rc;
     bad_input();
     passes_instances();
     suite();
     accuracy();
-    return test_finish("test_float_crt", checks);
+    return test_finish("test_float_crt", test_checks);
 }

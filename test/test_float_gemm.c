@@ -20,24 +20,14 @@
  *   test_float_gemm           everything
  *   test_float_gemm KERNEL    the suite alone, with QMM_KERNEL=KERNEL
  */
-/* The references' floats are one operation each, as the header defines them. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunknown-pragmas"
-#pragma STDC FP_CONTRACT OFF
-#pragma GCC diagnostic pop
+#include "support/reference_test.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "compute/partition.h"
-#include "support/testlib.h"
-
-#define COUNT(x) (sizeof(x) / sizeof((x)[0]))
-
-static long checks;
-static const char *kernel = "the selector's kernel"; /* for messages */
+#include "support/bad_call.h"
 
 static const qmm_per granularities[] = {QMM_PER_MATRIX, QMM_PER_ROW_COL};
 
@@ -271,7 +261,8 @@ static void check_threads(const product *p, gemm_call call, const void *ref, int
         memcpy(c.mem, c_init, c.bytes);
         qmm_set_num_threads(threads);
         qmm_status st = run_gemm(&call);
-        CHECK(st == QMM_OK, "%s on %zu threads, %s: %s", what, threads, kernel, qmm_status_str(st));
+        CHECK(st == QMM_OK, "%s on %zu threads, %s: %s", what, threads, test_kernel_said(),
+              qmm_status_str(st));
         size_t bad = 0;
         for (size_t i = 0; i < p->m && st == QMM_OK; i++)
             for (size_t j = 0; j < p->n; j++) {
@@ -279,12 +270,12 @@ static void check_threads(const product *p, gemm_call call, const void *ref, int
                 const unsigned char *want = (const unsigned char *)ref + (i * p->n + j) * elem;
                 if (memcmp(got, want, elem) != 0 && bad++ == 0)
                     test_fail(__FILE__, __LINE__, "%s on %zu threads, %s: C(%zu,%zu) = %a, want %a",
-                              what, threads, kernel, i, j, element_value(got, 0, elem),
+                              what, threads, test_kernel_said(), i, j, element_value(got, 0, elem),
                               element_value(want, 0, elem));
             }
         CHECK(test_matrix_surroundings_intact(&c), "%s on %zu threads: wrote outside C's elements",
               what, threads);
-        checks++;
+        test_checks++;
     }
     free(c_init);
     test_matrix_free(&c);
@@ -603,7 +594,7 @@ static void sgemm_accuracy(void)
           err[0]);
     CHECK(err[1] < 0.01, "sgemm, uniform data per channel: relative error %g, want < 1%%",
           err[1]);
-    checks++;
+    test_checks++;
     free(r);
     product_free(&p);
 }
@@ -634,7 +625,7 @@ static void per_channel_gain(int is_f64, unsigned slices)
     CHECK(err[0] >= 5 * err[1],
           "%s, lines 1000x apart: per tensor %g, per channel %g: per channel not 5x better", what,
           err[0], err[1]);
-    checks++;
+    test_checks++;
     free(r);
     product_free(&p);
 }
@@ -670,7 +661,7 @@ static void dgemm_slices_accuracy(void)
         }
         CHECK(err[g][QMM_FP64_SLICES] < 1e-12, "dgemm %s: QMM_FP64_SLICES slices give %g",
               per_name(granularities[g]), err[g][QMM_FP64_SLICES]);
-        checks++;
+        test_checks++;
     }
     free(r);
     product_free(&p);
@@ -689,79 +680,59 @@ static void accuracy(void)
 
 /* ---- invalid arguments --------------------------------------------------------------------- */
 
-/* Every operand of a small valid call inside one arena, so that a call pointed
- * at overlapping operands stays in memory the test owns, and "C untouched"
- * is one comparison of the whole arena. */
-enum { M = 3, N = 4, K = 5, LDA = 6, LDB = 6, LDC = 5, ARENA = 4096 };
+/* The bad-input calls' operands, in a test_arena. */
+enum { M = 3, N = 4, K = 5, LDA = 6, LDB = 6, LDC = 5 };
 enum { AT_A = 0, AT_B = 1024, AT_C = 2048 };
 
 typedef struct fixture {
-    unsigned char *arena, *initial, *before;
+    test_arena arena;
     gemm_call c; /* valid as it is */
 } fixture;
 
 static fixture fixture_new(int is_f64)
 {
     const size_t elem = is_f64 ? 8 : 4;
-    fixture f = {aligned_alloc(64, ARENA), malloc(ARENA), malloc(ARENA), {0}};
-    memset(f.arena, 0xA5, ARENA);
-    for (size_t at = 0; at < ARENA / elem; at++) /* A and B: elements and padding */
-        if (at * elem < AT_C) {
-            if (is_f64)
-                ((double *)f.arena)[at] = test_rand_signed();
-            else
-                ((float *)f.arena)[at] = (float)test_rand_signed();
-        }
-    f.c = (gemm_call){is_f64, M, N, K, f.arena + AT_A, LDA, f.arena + AT_B, LDB, f.arena + AT_C,
-                      LDC, QMM_PER_ROW_COL, QMM_FP64_SLICES};
-    memcpy(f.initial, f.arena, ARENA);
+    fixture f = {test_arena_new(), {0}};
+    unsigned char *mem = f.arena.mem;
+    for (size_t at = 0; at < AT_C / elem; at++) /* A and B: elements and padding */
+        if (is_f64)
+            ((double *)mem)[at] = test_rand_signed();
+        else
+            ((float *)mem)[at] = (float)test_rand_signed();
+    f.c = (gemm_call){is_f64, M, N, K, mem + AT_A, LDA, mem + AT_B, LDB, mem + AT_C, LDC,
+                      QMM_PER_ROW_COL, QMM_FP64_SLICES};
+    test_arena_keep(&f.arena);
     qmm_status st = run_gemm(&f.c);
     CHECK(st == QMM_OK, "%s: the bad-input base fails: %s", is_f64 ? "dgemm" : "sgemm",
           qmm_status_str(st));
-    memcpy(f.arena, f.initial, ARENA);
+    test_arena_restore(&f.arena);
     return f;
-}
-
-static void fixture_free(fixture *f)
-{
-    free(f->arena);
-    free(f->initial);
-    free(f->before);
 }
 
 /* c (f's call changed) gives want; nothing written unless it is QMM_OK with
  * elements to write. */
 static void expect_status(fixture *f, const gemm_call *c, qmm_status want, const char *what)
 {
-    memcpy(f->before, f->arena, ARENA);
-    qmm_status st = run_gemm(c);
-    const char *name = c->is_f64 ? "dgemm" : "sgemm";
-    CHECK(st == want, "%s: %s: %s, want %s", name, what, qmm_status_str(st), qmm_status_str(want));
-    if (want != QMM_OK || c->m == 0 || c->n == 0)
-        CHECK(memcmp(f->before, f->arena, ARENA) == 0, "%s: %s: wrote", name, what);
-    memcpy(f->arena, f->initial, ARENA);
-    checks++;
+    char label[128];
+    snprintf(label, sizeof label, "%s: %s", c->is_f64 ? "dgemm" : "sgemm", what);
+    test_arena_before_call(&f->arena);
+    test_arena_after_call(&f->arena, run_gemm(c), want, c->m == 0 || c->n == 0, label);
+    test_checks++;
 }
 
+/* f's call with a change (statements on c) must be refused, or accepted. */
 #define REFUSED(f, what, ...)                                                                      \
-    do {                                                                                           \
-        gemm_call c = (f)->c;                                                                      \
-        __VA_ARGS__;                                                                               \
-        expect_status((f), &c, QMM_ERR_INVALID_ARG, what);                                         \
-    } while (0)
+    TEST_CHANGED(gemm_call c, (f)->c, expect_status((f), &c, QMM_ERR_INVALID_ARG, what),          \
+                 __VA_ARGS__)
 #define ACCEPTED(f, what, ...)                                                                     \
-    do {                                                                                           \
-        gemm_call c = (f)->c;                                                                      \
-        __VA_ARGS__;                                                                               \
-        expect_status((f), &c, QMM_OK, what);                                                      \
-    } while (0)
+    TEST_CHANGED(gemm_call c, (f)->c, expect_status((f), &c, QMM_OK, what), __VA_ARGS__)
 
 static void store(const fixture *f, size_t at, size_t index, double v)
 {
     if (f->c.is_f64)
-        ((double *)(f->arena + at))[index] = v;
+        ((double *)(f->arena.mem + at))[index] = v;
     else
-        ((float *)(f->arena + at))[index] = (float)v;
+        ((float *)(f->arena.mem + at))[index] = (float)v;
 }
 
 /* NaN and infinities among A's or B's elements are refused; in their padding
@@ -811,14 +782,14 @@ static void empty_products(fixture *f)
         for (size_t j = 0; j < LDC; j++) {
             const size_t at = AT_C + (i * LDC + j) * elem;
             if (j < N)
-                CHECK(element_value(f->arena + at, 0, elem) == 0.0, "%s: k 0: C(%zu,%zu) = %g",
-                      name, i, j, element_value(f->arena + at, 0, elem));
+                CHECK(element_value(f->arena.mem + at, 0, elem) == 0.0, "%s: k 0: C(%zu,%zu) = %g",
+                      name, i, j, element_value(f->arena.mem + at, 0, elem));
             else
-                CHECK(memcmp(f->arena + at, f->initial + at, elem) == 0,
+                CHECK(memcmp(f->arena.mem + at, f->arena.initial + at, elem) == 0,
                       "%s: k 0: wrote C's padding at (%zu,%zu)", name, i, j);
         }
-    memcpy(f->arena, f->initial, ARENA);
-    checks++;
+    test_arena_restore(&f->arena);
+    test_checks++;
 }
 
 static void bad_input(void)
@@ -827,7 +798,7 @@ static void bad_input(void)
     for (int is_f64 = 0; is_f64 < 2; is_f64++) {
         fixture f = fixture_new(is_f64);
         const size_t elem = is_f64 ? 8 : 4;
-        unsigned char *a = f.arena + AT_A, *b = f.arena + AT_B;
+        unsigned char *a = f.arena.mem + AT_A, *b = f.arena.mem + AT_B;
         REFUSED(&f, "A NULL", c.a = NULL);
         REFUSED(&f, "B NULL", c.b = NULL);
         REFUSED(&f, "C NULL", c.c = NULL);
@@ -853,7 +824,7 @@ static void bad_input(void)
         ACCEPTED(&f, "per matrix", c.g = QMM_PER_MATRIX);
         non_finite(&f);
         empty_products(&f);
-        fixture_free(&f);
+        test_arena_free(&f.arena);
     }
 }
 
@@ -861,16 +832,14 @@ static void bad_input(void)
 
 int main(int argc, char **argv)
 {
-    /* Every product split over the threads, however small (as in test_threads). */
-    qmm_partition_set_small_product(1);
     /* "test_float_gemm KERNEL": the suite alone. Else each kernel this CPU
      * supports forced in a child of its own, before this process makes a
      * product, then the rest here. */
-    int rc = test_each_kernel_main(argc, argv, "test_float_gemm", &checks, &kernel, suite, NULL);
+    int rc = test_reference_start(argc, argv, "test_float_gemm", suite, NULL);
     if (rc >= 0)
         return rc;
     bad_input();
     suite();
     accuracy();
-    return test_finish("test_float_gemm", checks);
+    return test_finish("test_float_gemm", test_checks);
 }

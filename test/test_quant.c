@@ -15,10 +15,7 @@
  *   test_quant           everything
  *   test_quant KERNEL    the suite alone, with QMM_KERNEL=KERNEL
  */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunknown-pragmas"
-#pragma STDC FP_CONTRACT OFF
-#pragma GCC diagnostic pop
+#include "support/reference_test.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -27,19 +24,12 @@
 #include "compute/job.h"
 #include "dispatch/choose.h"
 #include "dispatch/registry.h"
-#include "compute/partition.h"
 #include "compute/work.h"
 #include "output/epilogue.h"
 #include "platform/cpu.h"
-#include "support/testlib.h"
-
-#define COUNT(x) (sizeof(x) / sizeof((x)[0]))
-
-static long checks;
-static const char *forced; /* this process's QMM_KERNEL, NULL for the selector */
+#include "support/bad_call.h"
 
 static const char *const type_names[] = {"i8", "u8", "i32", "f32"};
-static const char *const per_names[] = {"none", "matrix", "row", "col", "row_col"};
 static const char *const rounding_names[] = {"unset", "tflite", "single", "float"};
 
 static size_t elem_size(qmm_type t)
@@ -387,16 +377,18 @@ static void describe(const qmm_gemm_desc *d, char *buf, size_t len)
 {
     const qmm_output *c = &d->c;
     int at = snprintf(buf, len, "%zux%zux%zu A %s zp %s (%td,%td), B %s zp %s (%td,%td), C %s bias %s (%td,%td)",
-                      d->m, d->n, d->k, type_names[d->a.type], per_names[d->a.zero_point.per], d->a.rs,
-                      d->a.cs, type_names[d->b.type], per_names[d->b.zero_point.per], d->b.rs, d->b.cs,
-                      type_names[c->type], per_names[c->bias.per], c->rs, c->cs);
+                      d->m, d->n, d->k, type_names[d->a.type], test_per_names[d->a.zero_point.per],
+                      d->a.rs, d->a.cs, type_names[d->b.type], test_per_names[d->b.zero_point.per],
+                      d->b.rs, d->b.cs, type_names[c->type], test_per_names[c->bias.per], c->rs,
+                      c->cs);
     if (c->type == QMM_TYPE_F32)
         snprintf(buf + at, len - (size_t)at, ", scale %s, float bias %s%s",
-                 per_names[c->dequant.scale.per], per_names[c->dequant.bias.per],
+                 test_per_names[c->dequant.scale.per], test_per_names[c->dequant.bias.per],
                  c->dequant.clamp ? ", clamp" : "");
     else if (c->type != QMM_TYPE_I32)
         snprintf(buf + at, len - (size_t)at, ", %s per %s, zp %d%s", rounding_names[c->requant.rounding],
-                 per_names[c->requant.per], (int)c->requant.zero_point, c->requant.clamp ? ", clamp" : "");
+                 test_per_names[c->requant.per], (int)c->requant.zero_point,
+                 c->requant.clamp ? ", clamp" : "");
 }
 
 /* C's elements equal to the reference, bit for bit, and nothing around them written. */
@@ -411,7 +403,7 @@ static void compare(const qcase *q, const char *what)
                           value_of(q->d.c.type, got), value_of(q->d.c.type, want));
         }
     CHECK(test_matrix_surroundings_intact(&q->c), "%s: wrote outside C's elements", what);
-    checks++;
+    test_checks++;
 }
 
 /* qmm_gemm on 1 to TEST_MAX_THREADS threads (on 1 and one other count,
@@ -605,7 +597,7 @@ static void edges(void)
     d.m = 4;
     d.n = 0;
     CHECK(qmm_gemm(&d) == QMM_OK, "n == 0 with NULL operands");
-    checks++;
+    test_checks++;
 }
 
 /* The output stage alone: x[j] as acc + bias of a 1 x cnt product (k = 1,
@@ -645,7 +637,7 @@ static void probe(const char *what, qmm_output out, const int32_t *x, size_t cnt
                   what, k, (long)x[j], value_of(out.type, element(&c, 0, j)), value_of(out.type, w + j * es));
         CHECK(test_matrix_surroundings_intact(&c), "%s: wrote outside C", what);
         test_matrix_free(&c);
-        checks++;
+        test_checks++;
     }
     free(b);
     free(bias);
@@ -841,7 +833,7 @@ static void plan_case(const plan_spec *p)
     test_matrix_fill_random_i8(&src);
     for (size_t e = 0; e < p->fixed; e++)
         wz_plan[e] = ~wz_plan[e];
-    if (st == QMM_OK && p->free == QMM_SYMBOLIC && forced == NULL)
+    if (st == QMM_OK && p->free == QMM_SYMBOLIC && test_forced_kernel == NULL)
         CHECK(is_gemv(qmm_plan_kernel_name(plan, 1)) && qmm_plan_kernel_name(plan, 2) != NULL,
               "%s: a run of one row of activations goes to %s, not a GEMV kernel", what,
               or_none(qmm_plan_kernel_name(plan, 1)));
@@ -883,7 +875,7 @@ static void plan_case(const plan_spec *p)
             memcpy(q.c.mem, q.c_init, q.c.bytes);
             CHECK(qmm_gemm(&q.d) == QMM_OK && memcmp(planned, q.c.mem, q.c.bytes) == 0,
                   "%s: qmm_gemm's C differs from the plan's", label);
-            checks++;
+            test_checks++;
             free(planned);
             qcase_free(&q);
         }
@@ -917,8 +909,8 @@ static const qmm_kernel *call_kernel(size_t m, size_t n)
 {
     const qmm_kernel *kern = NULL;
     int transposed;
-    if (forced != NULL)
-        return qmm_registry_find(forced);
+    if (test_forced_kernel != NULL)
+        return qmm_registry_find(test_forced_kernel);
     CHECK(qmm_choose_for_call(m, n, &kern, &transposed) == QMM_OK, "no kernel for %zux%zu", m, n);
     return kern;
 }
@@ -1001,16 +993,12 @@ static void refused_by(qmm_status st, const qcase *q, const char *what)
 {
     CHECK(st == QMM_ERR_INVALID_ARG, "%s: %s, want invalid argument", what, qmm_status_str(st));
     CHECK(memcmp(q->c.mem, q->c_init, q->c.bytes) == 0, "%s: a refused call wrote C", what);
-    checks++;
+    test_checks++;
 }
 
 /* q's descriptor with a change (statements on d) must be refused. */
 #define REFUSED(q, what, ...)                                                                      \
-    do {                                                                                           \
-        qmm_gemm_desc d = (q)->d;                                                                  \
-        __VA_ARGS__;                                                                               \
-        refused_by(qmm_gemm(&d), (q), what);                                                       \
-    } while (0)
+    TEST_CHANGED(qmm_gemm_desc d, (q)->d, refused_by(qmm_gemm(&d), (q), what), __VA_ARGS__)
 
 static void bad_input(void)
 {
@@ -1150,7 +1138,7 @@ static void plan_misuse(void)
     spec s = {4, 3, 5, QMM_TYPE_I8, QMM_TYPE_U8, QMM_TYPE_I8, QMM_PER_ROW, QMM_PER_COL, QMM_PER_NONE, 0,
               LAYOUT_ROW, LAYOUT_COL, LAYOUT_ROW};
     qcase q = qcase_new(&s);
-    qmm_plan *plan = (qmm_plan *)&checks, *unset = plan; /* must stay as it is on failure */
+    qmm_plan *plan = (qmm_plan *)&test_checks, *unset = plan; /* must stay as it is on failure */
     qmm_gemm_desc d = q.d;
     CHECK(qmm_plan_create_gemm(NULL, &d, QMM_WEIGHTS_A) == QMM_ERR_INVALID_ARG, "NULL plan pointer");
     CHECK(qmm_plan_create_gemm(&plan, NULL, QMM_WEIGHTS_A) == QMM_ERR_INVALID_ARG, "NULL descriptor");
@@ -1165,7 +1153,7 @@ static void plan_misuse(void)
     d.b.data = NULL;
     CHECK(qmm_plan_create_gemm(&plan, &d, QMM_WEIGHTS_B) == QMM_ERR_INVALID_ARG, "NULL weights B");
     CHECK(plan == unset, "a failed create wrote *plan");
-    checks++;
+    test_checks++;
 
     struct {
         qmm_weights which;
@@ -1229,7 +1217,7 @@ static void onnx_case(const char *what, size_t m, size_t n, size_t k, const uint
     qmm_status st = qmm_gemm(&d);
     CHECK(st == QMM_OK && memcmp(got, want, m * n * es) == 0, "%s: %s, or C is not the published result",
           what, qmm_status_str(st));
-    checks++;
+    test_checks++;
 }
 
 /* Published values. */
@@ -1439,7 +1427,7 @@ static void stage_instance_cases(size_t ins, stage_values *v)
               stage_instances[ins].name, type_names[t], mv, nv, i, j, cs,
               rounding_names[ew.rounding], ew.terms, ew.row_add ? "yes" : "no",
               ew.col_add ? "yes" : "no", in_place ? "in C" : acc_rs == 1 ? "apart" : "a tile");
-        checks++;
+        test_checks++;
     }
 }
 
@@ -1464,7 +1452,7 @@ static void stage_signed_zero(size_t ins)
         CHECK(memcmp(want, got, ROWS * nv * sizeof *got) == 0,
               "stage instance %s: the float stage's -0 at a bound of 0 differs, %zu columns",
               stage_instances[ins].name, nv);
-        checks++;
+        test_checks++;
     }
 }
 
@@ -1495,7 +1483,7 @@ static void stage_residues(size_t ins)
                               "apart)",
                               stage_instances[ins].name, sums[x], p, at, (int)r, cs);
             }
-            checks++;
+            test_checks++;
         }
 }
 
@@ -1530,16 +1518,14 @@ static void unsupported(const char *name)
     qmm_status st = qmm_gemm(&d);
     CHECK(st == QMM_ERR_UNSUPPORTED && c == 7, "QMM_KERNEL=%s (not supported here): %s, C = %ld", name,
           qmm_status_str(st), (long)c);
-    checks++;
+    test_checks++;
 }
 
 int main(int argc, char **argv)
 {
-    /* Every product split over the threads, however small (as in test_threads). */
-    qmm_partition_set_small_product(1);
     /* "test_quant KERNEL": the suite alone. Else each kernel forced in a child
      * of its own, before this process makes a product, then the rest here. */
-    int rc = test_each_kernel_main(argc, argv, "test_quant", &checks, &forced, suite, unsupported);
+    int rc = test_reference_start(argc, argv, "test_quant", suite, unsupported);
     if (rc >= 0)
         return rc;
     suite();
@@ -1547,5 +1533,5 @@ int main(int argc, char **argv)
     plan_misuse();
     check_published_vectors();
     stage_instances_agree();
-    return test_finish("test_quant", checks);
+    return test_finish("test_quant", test_checks);
 }

@@ -12,11 +12,7 @@
  * argument, nothing written. Every call runs on 1 thread and on 2 to 4 in
  * turn, split however small it is.
  */
-/* The reference's floats are one operation each, as the header defines them. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunknown-pragmas"
-#pragma STDC FP_CONTRACT OFF
-#pragma GCC diagnostic pop
+#include "support/reference_test.h"
 
 #include <float.h>
 #include <math.h>
@@ -24,23 +20,7 @@
 #include <string.h>
 
 #include "compute/partition.h"
-#include "support/testlib.h"
-
-#define COUNT(x) (sizeof(x) / sizeof((x)[0]))
-
-static long checks;
-
-static const char *const per_names[] = {"none", "matrix", "row", "col", "row_col"};
-
-static double rand_unit(void)
-{
-    return (double)(test_rand() >> 11) * 0x1p-53;
-}
-
-static double rand_signed(void)
-{
-    return 2 * rand_unit() - 1;
-}
+#include "support/bad_call.h"
 
 /* ---- float and double, seen by one reference ------------------------------ */
 
@@ -323,7 +303,7 @@ static void fill(const ftype *t, void *x, size_t rows, size_t cols, size_t ld, q
 static double value_uniform(const ftype *t, size_t l, size_t e)
 {
     (void)t, (void)l, (void)e;
-    return rand_signed();
+    return test_rand_signed();
 }
 
 /* Rows and columns of magnitudes 2^-30 to 2^30 each, so that a line (any
@@ -332,7 +312,7 @@ static double value_magnitudes(const ftype *t, size_t l, size_t e)
 {
     (void)t;
     const int row_exp = (int)((l * 37) % 61) - 30, col_exp = (int)((e * 23) % 61) - 30;
-    return ldexp(rand_signed(), row_exp + col_exp);
+    return ldexp(test_rand_signed(), row_exp + col_exp);
 }
 
 static double value_nonnegative(const ftype *t, size_t l, size_t e)
@@ -394,15 +374,15 @@ static double value_special(const ftype *t, size_t l, size_t e)
     case 2:
         return e == 1 ? -0.75 : 0.0;
     case 3:
-        return rand_signed() * t->min_normal * 0x1p-6;
+        return test_rand_signed() * t->min_normal * 0x1p-6;
     case 4:
         return (double)((int)test_rand_below(121) - 60) * t->true_min;
     case 5:
-        return rand_signed() * t->min_normal * 0x1p6;
+        return test_rand_signed() * t->min_normal * 0x1p6;
     case 6:
-        return rand_signed() * t->max_finite * 0.45;
+        return test_rand_signed() * t->max_finite * 0.45;
     default:
-        return rand_signed();
+        return test_rand_signed();
     }
 }
 
@@ -432,7 +412,7 @@ static void describe(const ftype *t, const call *c, const char *data, char *buf,
     snprintf(buf, len, "%s %s%s%s per %s, %s %zux%zu (ldx %zu, ldq %zu)", t->name,
              op_names[c->op], c->op == OP_SYMMETRIC ? "" : " ",
              c->op == OP_SYMMETRIC ? "" : c->type == QMM_TYPE_U8 ? "u8" : "i8",
-             c->per <= QMM_PER_ROW_COL ? per_names[c->per] : "?", data, c->rows, c->cols, c->ldx,
+             c->per <= QMM_PER_ROW_COL ? test_per_names[c->per] : "?", data, c->rows, c->cols, c->ldx,
              c->ldq);
 }
 
@@ -471,7 +451,7 @@ static void compare_quantized(const ftype *t, const call *c, const outputs *o, c
     CHECK(test_matrix_surroundings_intact(&o->scales), "%s: wrote outside the scales", what);
     CHECK(test_matrix_surroundings_intact(&o->zero_points), "%s: wrote outside the zero points",
           what);
-    checks++;
+    test_checks++;
 }
 
 /* The header's promises, on the library's own outputs: symmetric q never
@@ -496,7 +476,7 @@ static void check_properties(const ftype *t, const call *c, const expected *e, c
                       (int)zp);
             }
         }
-    checks++;
+    test_checks++;
 }
 
 /* dequantize(quantize(x)): the reference's bits, and within half a step of x
@@ -531,7 +511,7 @@ static void check_round_trip(const ftype *t, const call *c, const char *what)
         }
     CHECK(test_matrix_surroundings_intact(&back), "%s: dequantizing wrote outside x", what);
     test_matrix_free(&back);
-    checks++;
+    test_checks++;
 }
 
 /* An asymmetric call's scales and zero points given back to qmm_quantize_*:
@@ -560,7 +540,7 @@ static void check_given_back(const ftype *t, const call *c, const char *what)
         }
     CHECK(test_matrix_surroundings_intact(&q), "%s, given back: wrote outside q", what);
     test_matrix_free(&q);
-    checks++;
+    test_checks++;
 }
 
 /* Each call runs on 1 thread and on one other count, 2 to TEST_MAX_THREADS
@@ -716,18 +696,18 @@ static void hand_case(op o, qmm_type type, const double *x, const int32_t *q, si
                     t->store(c.x, v, ldexp(x[v], exps[e]));
                 qmm_status st = run_call(t, &c);
                 CHECK(st == QMM_OK, "%s (%s, 2^%d, per %s): %s", what, t->name, exps[e],
-                      per_names[c.per], qmm_status_str(st));
+                      test_per_names[c.per], qmm_status_str(st));
                 for (size_t v = 0; v < count && st == QMM_OK; v++) {
                     const int32_t got = by_col ? q_at(&c, v, 0) : q_at(&c, 0, v);
                     CHECK(got == q[v], "%s (%s, 2^%d, per %s): %g quantized to %d, want %d", what,
-                          t->name, exps[e], per_names[c.per], x[v], (int)got, (int)q[v]);
+                          t->name, exps[e], test_per_names[c.per], x[v], (int)got, (int)q[v]);
                 }
                 CHECK(st != QMM_OK || t->load(c.scales, 0) == ldexp(1, exps[e]),
                       "%s (%s, 2^%d): scale %a", what, t->name, exps[e], t->load(c.scales, 0));
                 CHECK(st != QMM_OK || o == OP_SYMMETRIC || c.zero_points[0] == zero_point,
                       "%s (%s, 2^%d): zero point %d, want %d", what, t->name, exps[e],
                       st == QMM_OK && c.zero_points ? (int)c.zero_points[0] : 0, (int)zero_point);
-                checks++;
+                test_checks++;
                 outputs_free(&out);
                 free(c.x);
             }
@@ -778,7 +758,7 @@ static void bounds(void)
         CHECK(st == QMM_OK && q_at(&c, 0, 0) == -127 && q_at(&c, 0, 3) == -127,
               "%s: -3.7 and -3.6999 of max 3.7 quantized to %d and %d, want -127", t->name,
               st == QMM_OK ? (int)q_at(&c, 0, 0) : 0, st == QMM_OK ? (int)q_at(&c, 0, 3) : 0);
-        checks++;
+        test_checks++;
         outputs_free(&out);
         free(c.x);
     }
@@ -798,11 +778,11 @@ static double rand_given_scale(const ftype *t)
     case 1:
         return t->true_min * (double)(1 + test_rand_below(1000));
     case 2:
-        return ldexp(1 + rand_unit(), -100);
+        return ldexp(1 + test_rand_unit(), -100);
     case 3:
-        return t->max_finite / 256 * (0.5 + rand_unit());
+        return t->max_finite / 256 * (0.5 + test_rand_unit());
     default:
-        return (rand_unit() + 0x1p-10) / 256;
+        return (test_rand_unit() + 0x1p-10) / 256;
     }
 }
 
@@ -906,14 +886,14 @@ static void given_case(const ftype *t, qmm_type type, const int32_t *zero_point,
         c.q = out.base;
         qmm_status st = run_call(t, &c);
         CHECK(st == QMM_OK, "%s (%s, scale %a, per %s): %s", what, t->name, scale,
-              per_names[c.per], qmm_status_str(st));
+              test_per_names[c.per], qmm_status_str(st));
         for (size_t v = 0; v < count && st == QMM_OK; v++) {
             const int32_t got = by_col ? q_at(&c, v, 0) : q_at(&c, 0, v);
             CHECK(got == q[v], "%s (%s, scale %a, per %s): %a quantized to %d, want %d", what,
-                  t->name, scale, per_names[c.per], t->load(c.x, v), (int)got, (int)q[v]);
+                  t->name, scale, test_per_names[c.per], t->load(c.x, v), (int)got, (int)q[v]);
         }
         CHECK(test_matrix_surroundings_intact(&out), "%s: wrote outside q", what);
-        checks++;
+        test_checks++;
         test_matrix_free(&out);
         free(c.x);
         free(c.scales);
@@ -1005,9 +985,9 @@ static double rand_scale(const ftype *t)
     case 2:
         return t->true_min * (double)(1 + test_rand_below(1000));
     case 3:
-        return t->max_finite * rand_unit() / 256;
+        return t->max_finite * test_rand_unit() / 256;
     default:
-        return rand_unit() / 64;
+        return test_rand_unit() / 64;
     }
 }
 
@@ -1032,7 +1012,7 @@ static void check_dequantize(const ftype *t, call c, const char *what)
                               j, t->load(x.base, i * c.ldx + j), ref_dequantize(t, &c, i, j),
                               (int)q_at(&c, i, j));
         CHECK(test_matrix_surroundings_intact(&x), "%s: wrote outside x's elements", label);
-        checks++;
+        test_checks++;
         test_matrix_free(&x);
     }
 }
@@ -1055,7 +1035,7 @@ static void dequantize(void)
                     given_params(t, lines, &r, with_zp, rand_scale, &c);
                     char what[160];
                     snprintf(what, sizeof what, "%s dequantize %s per %s, zero points %s", t->name,
-                             types[y] == QMM_TYPE_U8 ? "u8" : "i8", per_names[c.per],
+                             types[y] == QMM_TYPE_U8 ? "u8" : "i8", test_per_names[c.per],
                              with_zp ? "given" : "NULL");
                     check_dequantize(t, c, what);
                     test_matrix_free(&q);
@@ -1066,84 +1046,62 @@ static void dequantize(void)
 
 /* ---- invalid arguments ------------------------------------------------------------ */
 
-/* Every buffer of a small valid call inside one arena, so that a call pointed
- * at overlapping buffers stays in memory the test owns, and "nothing written"
- * is one comparison of the whole arena. */
-enum { ROWS = 3, COLS = 5, LDX = 7, LDQ = 6, ARENA = 4096 };
+/* The bad-input calls' buffers, in a test_arena. */
+enum { ROWS = 3, COLS = 5, LDX = 7, LDQ = 6 };
 enum { AT_X = 0, AT_Q = 512, AT_SCALES = 1024, AT_ZP = 1536 };
 
 typedef struct fixture {
     const ftype *t;
-    unsigned char *arena, *initial, *before;
+    test_arena arena;
     call c; /* valid as it is */
 } fixture;
 
 static fixture fixture_new(const ftype *t, op o, qmm_type type, qmm_per per)
 {
-    fixture f = {.t = t, .arena = aligned_alloc(64, ARENA), .initial = malloc(ARENA),
-                 .before = malloc(ARENA)};
-    memset(f.arena, 0xA5, ARENA);
+    fixture f = {.t = t, .arena = test_arena_new()};
+    unsigned char *mem = f.arena.mem;
     f.c = (call){.op = o, .rows = ROWS, .cols = COLS, .per = per, .type = type,
-                 .x = f.arena + AT_X, .ldx = LDX, .q = f.arena + AT_Q, .ldq = LDQ,
-                 .scales = f.arena + AT_SCALES, .zero_points = (int32_t *)(f.arena + AT_ZP)};
+                 .x = mem + AT_X, .ldx = LDX, .q = mem + AT_Q, .ldq = LDQ,
+                 .scales = mem + AT_SCALES, .zero_points = (int32_t *)(mem + AT_ZP)};
     if (o == OP_SYMMETRIC)
         f.c.zero_points = NULL;
     for (size_t i = 0; i < ROWS; i++)
         for (size_t j = 0; j < COLS; j++) {
             if (o != OP_DEQUANTIZE)
-                t->store(f.c.x, i * LDX + j, rand_signed());
+                t->store(f.c.x, i * LDX + j, test_rand_signed());
             ((unsigned char *)f.c.q)[i * LDQ + j] = (unsigned char)test_rand();
         }
     if (o == OP_DEQUANTIZE || o == OP_QUANTIZE)
         for (size_t l = 0; l < COLS; l++) {
             /* quantize's scales > 0 */
-            t->store(f.c.scales, l, o == OP_QUANTIZE ? 0.25 + rand_unit() : rand_unit());
+            t->store(f.c.scales, l, o == OP_QUANTIZE ? 0.25 + test_rand_unit() : test_rand_unit());
             f.c.zero_points[l] = type == QMM_TYPE_U8 ? 255 - (int32_t)l : -128 + (int32_t)l;
         }
-    memcpy(f.initial, f.arena, ARENA);
+    test_arena_keep(&f.arena);
     qmm_status st = run_call(t, &f.c);
     CHECK(st == QMM_OK, "%s %s: the bad-input base fails: %s", t->name, op_names[o],
           qmm_status_str(st));
-    memcpy(f.arena, f.initial, ARENA);
+    test_arena_restore(&f.arena);
     return f;
-}
-
-static void fixture_free(fixture *f)
-{
-    free(f->arena);
-    free(f->initial);
-    free(f->before);
 }
 
 /* c (f's call changed) gives want, with nothing written when it is refused
  * or the matrix is empty. */
 static void expect_status(fixture *f, const call *c, qmm_status want, const char *what)
 {
-    memcpy(f->before, f->arena, ARENA);
-    qmm_status st = run_call(f->t, c);
-    CHECK(st == want, "%s %s per %s: %s: %s, want %s", f->t->name, op_names[c->op],
-          c->per <= QMM_PER_ROW_COL ? per_names[c->per] : "?", what, qmm_status_str(st),
-          qmm_status_str(want));
-    if (want != QMM_OK || c->rows == 0 || c->cols == 0)
-        CHECK(memcmp(f->before, f->arena, ARENA) == 0, "%s %s: %s: wrote", f->t->name,
-              op_names[c->op], what);
-    memcpy(f->arena, f->initial, ARENA);
-    checks++;
+    char label[300];
+    snprintf(label, sizeof label, "%s %s per %s: %s", f->t->name, op_names[c->op],
+             c->per <= QMM_PER_ROW_COL ? test_per_names[c->per] : "?", what);
+    test_arena_before_call(&f->arena);
+    test_arena_after_call(&f->arena, run_call(f->t, c), want, c->rows == 0 || c->cols == 0, label);
+    test_checks++;
 }
 
-/* f's call with a change (statements on c) must be refused. */
+/* f's call with a change (statements on c) must be refused, or accepted. */
 #define REFUSED(f, what, ...)                                                                      \
-    do {                                                                                           \
-        call c = (f)->c;                                                                           \
-        __VA_ARGS__;                                                                               \
-        expect_status((f), &c, QMM_ERR_INVALID_ARG, what);                                         \
-    } while (0)
+    TEST_CHANGED(call c, (f)->c, expect_status((f), &c, QMM_ERR_INVALID_ARG, what), __VA_ARGS__)
 #define ACCEPTED(f, what, ...)                                                                     \
-    do {                                                                                           \
-        call c = (f)->c;                                                                           \
-        __VA_ARGS__;                                                                               \
-        expect_status((f), &c, QMM_OK, what);                                                      \
-    } while (0)
+    TEST_CHANGED(call c, (f)->c, expect_status((f), &c, QMM_OK, what), __VA_ARGS__)
 
 /* Empty matrices read and write nothing, whatever the rest. */
 static void empty(fixture *f)
@@ -1255,16 +1213,16 @@ static void overflowing_range(const ftype *t)
             fixture *fs[] = {&asym, &sym};
             for (size_t e = 0; e < 2; e++) {
                 const size_t *first = by_col ? c0 : a, *second = by_col ? c1 : b;
-                t->store(fs[e]->arena + AT_X, first[0] * LDX + first[1], pairs[v][0]);
-                t->store(fs[e]->arena + AT_X, second[0] * LDX + second[1], pairs[v][1]);
-                memcpy(fs[e]->initial, fs[e]->arena, ARENA);
+                t->store(fs[e]->arena.mem + AT_X, first[0] * LDX + first[1], pairs[v][0]);
+                t->store(fs[e]->arena.mem + AT_X, second[0] * LDX + second[1], pairs[v][1]);
+                test_arena_keep(&fs[e]->arena);
             }
             REFUSED(&asym, "hi - lo overflows", (void)0);
             asym.c.type = QMM_TYPE_I8;
             REFUSED(&asym, "hi - lo overflows (int8)", (void)0);
             ACCEPTED(&sym, "hi - lo overflows, symmetric", (void)0);
-            fixture_free(&asym);
-            fixture_free(&sym);
+            test_arena_free(&asym.arena);
+            test_arena_free(&sym.arena);
         }
     }
 }
@@ -1324,7 +1282,7 @@ static void bad_input(void)
                     refused_params(&f);
                 if (ops[o].op != OP_DEQUANTIZE)
                     refused_non_finite(&f);
-                fixture_free(&f);
+                test_arena_free(&f.arena);
             }
         }
     for (size_t ft = 0; ft < COUNT(ftypes); ft++)
@@ -1345,5 +1303,5 @@ int main(void)
     huge_quotients();
     dequantize();
     bad_input();
-    return test_finish("test_quantize", checks);
+    return test_finish("test_quantize", test_checks);
 }

@@ -82,16 +82,10 @@ static enum compare_exit run(const compare_options *opt)
 int main(int argc, char **argv)
 {
     compare_options opt;
-    compare_parse_result parsed = compare_parse_options(argc, argv, &opt);
-    enum compare_exit result = EXIT_ALL_PASSED;
-    if (parsed == COMPARE_PARSE_HELP) {
-        compare_print_usage(stdout);
-    } else if (parsed == COMPARE_PARSE_ERROR) {
-        fprintf(stderr, "qmm-compare --help tells the options\n");
-        result = EXIT_BAD_REQUEST;
-    } else {
+    bench_parse_result parsed = compare_parse_options(argc, argv, &opt);
+    enum compare_exit result = parsed == BENCH_PARSE_ERROR ? EXIT_BAD_REQUEST : EXIT_ALL_PASSED;
+    if (parsed == BENCH_PARSE_RUN)
         result = run(&opt);
-    }
     compare_free_options(&opt);
     return result;
 }

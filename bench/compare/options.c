@@ -10,8 +10,6 @@
 
 /* Generous, but small enough that a typo does not mean hours of timing. */
 #define MAX_USER_REPS 1000
-#define TEXT(x) #x
-#define VALUE_TEXT(x) TEXT(x)
 
 /* MiniLM's products on 128 tokens (the attention projections and the
  * feed-forward pair), then the square classic. */
@@ -24,7 +22,7 @@ static const bench_shape default_shapes[] = {
 };
 #define DEFAULT_SHAPES (sizeof default_shapes / sizeof default_shapes[0])
 
-void compare_print_usage(FILE *out)
+static void print_usage(FILE *out)
 {
     fprintf(out,
             "usage: qmm-compare [--shape MxKxN]... [--dist NAME[,NAME]...] [--slices N]\n"
@@ -88,9 +86,13 @@ void compare_print_usage(FILE *out)
             COMPARE_DGEMM_I8_BOUND, QMM_FP64_SLICES, QMM_CRT_FP64_MODULI);
 }
 
-/* "NAME,NAME,...", each a compare_dist_names entry, none twice. */
-static int parse_dists(const char *text, compare_options *opt)
+static const bench_program program = {"qmm-compare", print_usage, 1, BENCH_THEN_HELP_HINT, 0};
+
+/* "NAME,NAME,...", each a compare_dist_names entry, none twice: into the
+ * compare_options at o->to. */
+static int take_dists(const bench_option *o, const char *text)
 {
+    compare_options *opt = o->to;
     opt->dist_count = 0;
     while (1) {
         const size_t length = strcspn(text, ",");
@@ -132,65 +134,20 @@ static int parse_moduli(const char *text, compare_options *opt)
     return 1;
 }
 
-static compare_parse_result bad(const char *what, const char *arg)
+static int take_moduli(const bench_option *o, const char *text)
 {
-    fprintf(stderr, "qmm-compare: %s%s\n", what, arg);
-    return COMPARE_PARSE_ERROR;
+    return parse_moduli(text, o->to);
 }
 
-static int is(const char *arg, const char *option)
+/* A file name, not empty: to is a const char *. */
+static int take_file(const bench_option *o, const char *name)
 {
-    return strcmp(arg, option) == 0;
+    return *name != '\0' && bench_take_text(o, name);
 }
 
-static compare_parse_result parse_value(const char *arg, const char *value,
-                                        compare_options *opt, size_t *shapes)
-{
-    size_t v;
-    if (is(arg, "--shape")) {
-        if (!bench_parse_shape(value, COMPARE_MAX_DIMENSION, &opt->parsed_shapes[*shapes]))
-            return bad("--shape needs MxKxN, every size from 1 to " VALUE_TEXT(
-                           COMPARE_MAX_DIMENSION) ", not ",
-                       value);
-        ++*shapes;
-    } else if (is(arg, "--dist")) {
-        if (!parse_dists(value, opt))
-            return bad("--dist needs names among uniform, normal, scaled, outliers and "
-                       "wide, comma-separated, each once, not ",
-                       value);
-    } else if (is(arg, "--slices")) {
-        if (!bench_parse_whole(value, QMM_MAX_SLICES, &v))
-            return bad("--slices needs a whole number from 1 to " VALUE_TEXT(QMM_MAX_SLICES)
-                       ", not ",
-                       value);
-        opt->slices = (unsigned)v;
-    } else if (is(arg, "--moduli")) {
-        if (!parse_moduli(value, opt))
-            return bad("--moduli needs whole numbers from 1 to " VALUE_TEXT(
-                           QMM_CRT_MAX_MODULI) ", comma-separated, each once, not ",
-                       value);
-    } else if (is(arg, "--reps")) {
-        if (!bench_parse_whole(value, MAX_USER_REPS, &opt->reps))
-            return bad("--reps needs a whole number from 1 to " VALUE_TEXT(MAX_USER_REPS)
-                       ", not ",
-                       value);
-    } else if (is(arg, "--threads")) {
-        if (!bench_parse_whole(value, QMM_MAX_THREADS, &opt->threads))
-            return bad("--threads needs a whole number from 1 to " VALUE_TEXT(QMM_MAX_THREADS)
-                       ", not ",
-                       value);
-    } else if (is(arg, "--plot")) {
-        if (*value == '\0')
-            return bad("--plot needs a file name", "");
-        opt->plot = value;
-    }
-    return COMPARE_PARSE_RUN;
-}
-
-compare_parse_result compare_parse_options(int argc, char **argv, compare_options *opt)
+bench_parse_result compare_parse_options(int argc, char **argv, compare_options *opt)
 {
     memset(opt, 0, sizeof *opt);
-    opt->slices = COMPARE_DEFAULT_SLICES;
     parse_moduli(COMPARE_DEFAULT_MODULI, opt);
     opt->threads = 1;
     for (size_t d = 0; d < COMPARE_DEFAULT_DIST_COUNT; d++)
@@ -199,28 +156,34 @@ compare_parse_result compare_parse_options(int argc, char **argv, compare_option
     /* Room for every argument being a shape. */
     opt->parsed_shapes = malloc((size_t)argc * sizeof *opt->parsed_shapes);
     if (opt->parsed_shapes == NULL)
-        return bad("out of memory", "");
-    size_t shapes = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (is(arg, "--help") || is(arg, "-h"))
-            return COMPARE_PARSE_HELP;
-        if (is(arg, "--csv")) {
-            opt->csv = 1;
-            continue;
-        }
-        if (!is(arg, "--shape") && !is(arg, "--dist") && !is(arg, "--slices") &&
-            !is(arg, "--moduli") && !is(arg, "--reps") && !is(arg, "--threads") &&
-            !is(arg, "--plot"))
-            return bad("unknown argument ", arg);
-        if (i + 1 == argc)
-            return bad("missing value after ", arg);
-        if (parse_value(arg, argv[++i], opt, &shapes) != COMPARE_PARSE_RUN)
-            return COMPARE_PARSE_ERROR;
-    }
-    opt->shapes = shapes > 0 ? opt->parsed_shapes : default_shapes;
-    opt->shape_count = shapes > 0 ? shapes : DEFAULT_SHAPES;
-    return COMPARE_PARSE_RUN;
+        return bench_refuse(&program, "out of memory");
+    bench_shape_list shapes = {opt->parsed_shapes, 0};
+    size_t slices = COMPARE_DEFAULT_SLICES;
+    const bench_option options[] = {
+        {"--csv", NULL, &opt->csv, 0, NULL},
+        {"--shape", bench_take_shape, &shapes, COMPARE_MAX_DIMENSION,
+         "--shape needs MxKxN, every size from 1 to " BENCH_VALUE_TEXT(
+             COMPARE_MAX_DIMENSION) ", not %s"},
+        {"--dist", take_dists, opt, 0,
+         "--dist needs names among uniform, normal, scaled, outliers and wide, "
+         "comma-separated, each once, not %s"},
+        {"--slices", bench_take_whole, &slices, QMM_MAX_SLICES,
+         "--slices needs a whole number from 1 to " BENCH_VALUE_TEXT(QMM_MAX_SLICES) ", not %s"},
+        {"--moduli", take_moduli, opt, 0,
+         "--moduli needs whole numbers from 1 to " BENCH_VALUE_TEXT(
+             QMM_CRT_MAX_MODULI) ", comma-separated, each once, not %s"},
+        {"--reps", bench_take_whole, &opt->reps, MAX_USER_REPS,
+         "--reps needs a whole number from 1 to " BENCH_VALUE_TEXT(MAX_USER_REPS) ", not %s"},
+        {"--threads", bench_take_whole, &opt->threads, QMM_MAX_THREADS,
+         "--threads needs a whole number from 1 to " BENCH_VALUE_TEXT(QMM_MAX_THREADS) ", not %s"},
+        {"--plot", take_file, &opt->plot, 0, "--plot needs a file name"},
+    };
+    const bench_parse_result read = bench_read_command_line(
+        &program, options, sizeof options / sizeof options[0], argc, argv);
+    opt->slices = (unsigned)slices;
+    opt->shapes = shapes.count > 0 ? shapes.at : default_shapes;
+    opt->shape_count = shapes.count > 0 ? shapes.count : DEFAULT_SHAPES;
+    return read;
 }
 
 void compare_free_options(compare_options *opt)

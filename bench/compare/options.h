@@ -3,8 +3,8 @@
 #define QMM_COMPARE_OPTIONS_H
 
 #include <stddef.h>
-#include <stdio.h>
 
+#include "../command_line.h"
 #include "../shapes.h"
 #include "qmm/qmm.h"
 #include "data.h"
@@ -38,14 +38,7 @@ typedef struct compare_options {
     bench_shape *parsed_shapes; /* storage of the --shape list */
 } compare_options;
 
-typedef enum compare_parse_result {
-    COMPARE_PARSE_RUN,
-    COMPARE_PARSE_HELP,
-    COMPARE_PARSE_ERROR   /* already explained on stderr */
-} compare_parse_result;
-
-compare_parse_result compare_parse_options(int argc, char **argv, compare_options *opt);
+bench_parse_result compare_parse_options(int argc, char **argv, compare_options *opt);
 void compare_free_options(compare_options *opt);
-void compare_print_usage(FILE *out);
 
 #endif

@@ -111,10 +111,10 @@ static void fresh_trials(trial *trials)
 int main(int argc, char **argv)
 {
     peer_options opt;
-    peer_parse_result parsed = peer_parse_options(argc, argv, &opt);
-    if (parsed != PEER_PARSE_RUN) {
+    bench_parse_result parsed = peer_parse_options(argc, argv, &opt);
+    if (parsed != BENCH_PARSE_RUN) {
         peer_free_options(&opt);
-        return parsed == PEER_PARSE_HELP ? 0 : 2;
+        return parsed == BENCH_PARSE_HELP ? 0 : 2;
     }
     set_peer_threads(argv, opt.threads);
     if (!start_libraries(opt.threads, opt.avx2)) {

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "../command_line.h"
 #include "operands.h"
 
 typedef struct peer_options {
@@ -15,15 +16,9 @@ typedef struct peer_options {
     shape *parsed_shapes;  /* storage of the --shape list */
 } peer_options;
 
-typedef enum peer_parse_result {
-    PEER_PARSE_RUN,
-    PEER_PARSE_HELP,   /* usage printed on stdout */
-    PEER_PARSE_ERROR,  /* already explained on stderr */
-} peer_parse_result;
-
 /* Reads argv without acting on it: main.c may start the process again with
  * the same arguments (see there). */
-peer_parse_result peer_parse_options(int argc, char **argv, peer_options *opt);
+bench_parse_result peer_parse_options(int argc, char **argv, peer_options *opt);
 void peer_free_options(peer_options *opt);
 
 #endif
