@@ -1,5 +1,5 @@
-# qmm_add_test(NAME <name> COMMAND <target> [args...] [ENVIRONMENT var=value...]
-#              [LABELS label...])
+# qmm_add_test(NAME <name> COMMAND <command> [args...] [ENVIRONMENT var=value...]
+#              [LABELS label...] [SLOW] [TIMEOUT <seconds>] [ONCE])
 #
 # Registers one ctest test natively. In a cross build whose tests run under an
 # emulator (QEMU user mode: toolchains/aarch64-linux-gnu*.cmake), registers it
@@ -7,12 +7,23 @@
 # labels qemu and <tag>: every test on each CPU of QMM_TEST_CPUS, and the
 # tests labelled `kernels` (those that drive every kernel this CPU supports
 # through one-shot calls, plans, quantized stages, threads and depth
-# blocking) on each CPU of QMM_TEST_KERNEL_CPUS too.
+# blocking) on each CPU of QMM_TEST_KERNEL_CPUS too. ONCE registers the
+# command once as it is, in any build: for a command that is not one of this
+# build's programs (cmake -P, sh, an emulator named in the command).
 # In a sanitized build (QMM_SANITIZE) every test also gets the sanitizers'
 # run-time options. Label `threads` marks the tests that run several threads,
 # the ones a ThreadSanitizer build (QMM_SANITIZE=thread) has to run; under
 # an emulator they run with QMM_NUM_THREADS=2 unless they set it themselves.
 #
+# Tiers: every test is labelled `quick` or, with SLOW, `slow`. `quick` is what
+# a contributor runs after each change (scripts/test.sh --quick: the native
+# build's quick tests, a few minutes on two cores in all), so a test that
+# takes more than a few seconds natively goes in `slow`, and a slow test
+# covers what no quick one does. Every test has a TIMEOUT, so that a hang
+# fails in minutes: TIMEOUT's seconds, or QMM_TEST_TIMEOUT's (natively) and
+# QMM_TEST_EMULATED_TIMEOUT's (under the emulator, registered per CPU or
+# labelled qemu). test_ctest_tiers (test/cmake/check_tiers.cmake) fails on a
+# test without a tier or a timeout (one registered with add_test alone).
 # The CPU lists are CMake lists (entries separated by ';': quote the value on
 # a command line), each entry one emulated CPU:
 #
@@ -35,19 +46,20 @@
 #                         max         dotprod, i8mm, SVE at 512 bits with
 #                                     i8mm, SME with a 256-bit streaming
 #                                     vector
-#   QMM_TEST_KERNEL_CPUS  neoverse-n1 dotprod (as cortex-a76)
-#                         neoverse-v1 SVE at 256 bits, dotprod, i8mm
+#   QMM_TEST_KERNEL_CPUS  neoverse-v1 SVE at 256 bits, dotprod, i8mm
 #                         neoverse-n2 SVE2 at 128 bits, dotprod, i8mm
 #                         a64fx       SVE at 512 bits without dotprod or i8mm
 #                         max-sve128-sme128, max-sve256-sme512,
 #                         max-sve2048-sme2048: max with those lengths
 # so that the SVE kernels run at 128, 256, 512 and 2048 bits, SME's at
 # streaming lengths of 128, 256, 512 and 2048 bits (where its tile fits:
-# kernels/kernel.h), and every tier on a CPU of its own.
+# kernels/kernel.h), and every tier on a CPU of its own. A CPU whose
+# extensions and vector lengths one of these has already would run the same
+# kernels and choices again (neoverse-n1 is cortex-a76's): left out.
 set(QMM_TEST_CPUS "cortex-a53;cortex-a76;max" CACHE STRING
   "Emulated CPUs that the cross-built test suite runs on (<tag> or <tag>=<QEMU_CPU>; cmake/qmm_testing.cmake)")
 set(QMM_TEST_KERNEL_CPUS
-  "neoverse-n1;neoverse-v1;neoverse-n2;a64fx;max-sve128-sme128=max,sve-default-vector-length=16,sme-default-vector-length=16;max-sve256-sme512=max,sve-default-vector-length=32,sme-default-vector-length=64;max-sve2048-sme2048=max,sve-default-vector-length=256,sme-default-vector-length=256"
+  "neoverse-v1;neoverse-n2;a64fx;max-sve128-sme128=max,sve-default-vector-length=16,sme-default-vector-length=16;max-sve256-sme512=max,sve-default-vector-length=32,sme-default-vector-length=64;max-sve2048-sme2048=max,sve-default-vector-length=256,sme-default-vector-length=256"
   CACHE STRING
   "More emulated CPUs for the tests labelled kernels (<tag> or <tag>=<QEMU_CPU>; cmake/qmm_testing.cmake)")
 
@@ -136,10 +148,33 @@ function(qmm_test_cpu tag cpu)
   endif()
 endfunction()
 
+set(QMM_TEST_TIMEOUT 300 CACHE STRING
+  "Seconds before ctest stops a test that sets no TIMEOUT of its own (native runs)")
+set(QMM_TEST_EMULATED_TIMEOUT 900 CACHE STRING
+  "Seconds before ctest stops an emulated test that sets no TIMEOUT of its own")
+
+# The properties every registration ends with: tier, timeout, environment.
+function(_qmm_test_properties name env labels slow timeout emulated)
+  if(slow)
+    list(APPEND labels slow)
+  else()
+    list(APPEND labels quick)
+  endif()
+  if(NOT timeout)
+    if(emulated OR "qemu" IN_LIST labels)
+      set(timeout ${QMM_TEST_EMULATED_TIMEOUT})
+    else()
+      set(timeout ${QMM_TEST_TIMEOUT})
+    endif()
+  endif()
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${env}" LABELS "${labels}"
+    TIMEOUT ${timeout})
+endfunction()
+
 function(qmm_add_test)
-  cmake_parse_arguments(T "" "NAME" "COMMAND;ENVIRONMENT;LABELS" ${ARGN})
+  cmake_parse_arguments(T "SLOW;ONCE" "NAME;TIMEOUT" "COMMAND;ENVIRONMENT;LABELS" ${ARGN})
   list(APPEND T_ENVIRONMENT ${QMM_SANITIZE_TEST_ENVIRONMENT})
-  if(CMAKE_CROSSCOMPILING AND CMAKE_CROSSCOMPILING_EMULATOR)
+  if(CMAKE_CROSSCOMPILING AND CMAKE_CROSSCOMPILING_EMULATOR AND NOT T_ONCE)
     if("threads" IN_LIST T_LABELS AND NOT T_ENVIRONMENT MATCHES "QMM_NUM_THREADS=")
       list(APPEND T_ENVIRONMENT QMM_NUM_THREADS=2)
     endif()
@@ -151,13 +186,12 @@ function(qmm_add_test)
     foreach(tag IN LISTS tags)
       qmm_test_cpu(${tag} cpu)
       add_test(NAME ${T_NAME}@${tag} COMMAND ${T_COMMAND})
-      set(labels qemu ${tag} ${T_LABELS})
-      set_tests_properties(${T_NAME}@${tag} PROPERTIES
-        ENVIRONMENT "QEMU_CPU=${cpu};${T_ENVIRONMENT}" LABELS "${labels}")
+      _qmm_test_properties(${T_NAME}@${tag} "QEMU_CPU=${cpu};${T_ENVIRONMENT}"
+        "qemu;${tag};${T_LABELS}" "${T_SLOW}" "${T_TIMEOUT}" TRUE)
     endforeach()
   else()
     add_test(NAME ${T_NAME} COMMAND ${T_COMMAND})
-    set_tests_properties(${T_NAME} PROPERTIES ENVIRONMENT "${T_ENVIRONMENT}"
-      LABELS "${T_LABELS}")
+    _qmm_test_properties(${T_NAME} "${T_ENVIRONMENT}" "${T_LABELS}" "${T_SLOW}" "${T_TIMEOUT}"
+      FALSE)
   endif()
 endfunction()

@@ -16,7 +16,7 @@
 #       bench/peers/python_peers.py with it: qmm beside PyTorch's torch._int_mm
 #       and ONNX Runtime's MatMulInteger, each where the Python that runs the
 #       script has it ($QMM_PYTHON, default /usr/bin/python3; a venv's python
-#       for ONNX Runtime, see README.md), on one thread and on every CPU.
+#       for ONNX Runtime, see bench/README.md), on one thread and on every CPU.
 #       Its arguments: [--shape MxKxN]... [--threads N[,M...]] [--reps N] [--csv].
 #
 #   scripts/bench.sh --python [args]   installs what the Python package needs

@@ -14,7 +14,7 @@
 
 static long checks;
 
-/* The int8 tiers, each with every tier it stands on, as the README states
+/* The int8 tiers, each with every tier it stands on, as docs/kernels.md states
  * them: x86 avx2 < avx512vnni < amx, arm64 neon < dotprod < i8mm < sme and
  * neon < sve, svei8mm on both sve and i8mm; a tier is in effect only when all
  * of those below it are. Written here, apart from the library's table, so that
