@@ -11,7 +11,7 @@
 # each extension has a gate (qmm_arm64_extension_gate below): a tiny .S file
 # with the kernels' directive and one of their instructions is assembled
 # first. Without it, the extension's files leave the build and their registry
-# lines stay out (QMM_HAVE_<EXT> guards them in dispatch/kernel_list.h):
+# entries stay out (QMM_HAVE_<EXT> guards them in dispatch/kernel_list.h):
 # dispatch then falls back to the tier below.
 #
 # QMM_ARM64_<EXT> (cached, ON/OFF) is each gate's result; preset it to OFF to

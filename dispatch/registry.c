@@ -13,115 +13,92 @@ static int tile_fits(const qmm_kernel *k)
     return k->mr * k->nr <= QMM_MAX_TILE;
 }
 
-/* Each line of the list becomes the kernel's code declarations, its
- * is_supported_here(), its descriptor and its uint8-A twin's. The tile
- * argument (FIXED, SVE_N, SVE_M, SME_MN) picks the vector length that scales
- * the tile and the dimensions it scales (kernels/kernel.h); the descriptors
- * of such kernels are scaled once, by scale_tiles below, before any is read. The rows
- * argument, ROWS or FULL, picks by token pasting whether run_rows is declared
- * and set, or NULL; the hooks argument, HOOKS or NONE, the same for begin and
- * end; the overlap argument, OVERLAP or ALONE, for run_overlap; the a_u8
- * argument, U8A or I8A, for the twin (kernels/kernel.h), whose microkernels
- * are the same names with _u8a_ after the kernel's. */
-#define QMM_ROWS_DECL_ROWS(fn_) qmm_ukernel_rows_fn fn_##_run_rows;
-#define QMM_ROWS_DECL_FULL(fn_)
-#define QMM_ROWS_FN_ROWS(fn_) fn_##_run_rows
-#define QMM_ROWS_FN_FULL(fn_) NULL
+/* Each entry of the list becomes the kernel's code declarations, its
+ * is_supported_here(), its descriptor and its uint8-A twin's: the entry's
+ * named fields, and those set here. Its four words pick by token pasting
+ * whether each optional microkernel is declared and set, or NULL: RUN_ROWS
+ * or NO_RUN_ROWS for run_rows, HOOKS or NO_HOOKS for begin and end,
+ * RUN_OVERLAP or NO_RUN_OVERLAP for run_overlap, U8A or NO_U8A for the twin
+ * (kernels/kernel.h), whose microkernels are the same names with _u8a_ after
+ * the kernel's. The macros of a word are under its place's prefix alone, so
+ * a word in another's place names none and does not compile. The
+ * descriptors whose tile scales with a vector length (.vector, .scales) are
+ * scaled once, by scale_tiles below, before any is read. */
+#define QMM_ROWS_DECL_RUN_ROWS(fn_) qmm_ukernel_rows_fn fn_##_run_rows;
+#define QMM_ROWS_DECL_NO_RUN_ROWS(fn_)
+#define QMM_ROWS_FN_RUN_ROWS(fn_) fn_##_run_rows
+#define QMM_ROWS_FN_NO_RUN_ROWS(fn_) NULL
 #define QMM_HOOKS_DECL_HOOKS(name_) qmm_kernel_hook_fn qmm_##name_##_begin, qmm_##name_##_end;
-#define QMM_HOOKS_DECL_NONE(name_)
-#define QMM_HOOK_FN_HOOKS(name_, which_) qmm_##name_##_##which_
-#define QMM_HOOK_FN_NONE(name_, which_) NULL
-#define QMM_OVERLAP_DECL_OVERLAP(fn_) qmm_ukernel_overlap_fn fn_##_run_overlap;
-#define QMM_OVERLAP_DECL_ALONE(fn_)
-#define QMM_OVERLAP_FN_OVERLAP(fn_) fn_##_run_overlap
-#define QMM_OVERLAP_FN_ALONE(fn_) NULL
+#define QMM_HOOKS_DECL_NO_HOOKS(name_)
+#define QMM_HOOKS_FN_HOOKS(name_, which_) qmm_##name_##_##which_
+#define QMM_HOOKS_FN_NO_HOOKS(name_, which_) NULL
+#define QMM_OVERLAP_DECL_RUN_OVERLAP(fn_) qmm_ukernel_overlap_fn fn_##_run_overlap;
+#define QMM_OVERLAP_DECL_NO_RUN_OVERLAP(fn_)
+#define QMM_OVERLAP_FN_RUN_OVERLAP(fn_) fn_##_run_overlap
+#define QMM_OVERLAP_FN_NO_RUN_OVERLAP(fn_) NULL
 /* The microkernels called fn_##_run... of one descriptor. */
 #define QMM_MICROKERNELS(fn_, rows_, overlap_)                                         \
     qmm_ukernel_fn fn_##_run;                                                          \
     QMM_ROWS_DECL_##rows_(fn_)                                                         \
     QMM_OVERLAP_DECL_##overlap_(fn_)
-#define QMM_TILE_FIXED .vector = 0, .scales = 0
-#define QMM_TILE_SVE_N .vector = QMM_CPU_SVE, .scales = QMM_SCALES_N
-#define QMM_TILE_SVE_M .vector = QMM_CPU_SVE, .scales = QMM_SCALES_M
-#define QMM_TILE_SME_MN .vector = QMM_CPU_SME, .scales = QMM_SCALES_M | QMM_SCALES_N
-#define QMM_DESCRIPTOR(label_, name_, fn_, isa_, mr_, nr_, rank_, a_format_, b_format_,  \
-                       features_, rows_, hooks_, overlap_, a_type_, u8_a_, l1s_, tile_) \
+/* A descriptor of kernel name_ whose microkernels are called fn_##_run...:
+ * the fields given (the entry's, the name, a_type, u8_a), then its code. */
+#define QMM_DESCRIPTOR(name_, fn_, rows_, hooks_, overlap_, ...)                        \
     {                                                                                  \
-        .name = label_,                                                                \
-        .isa = isa_,                                                                   \
-        .mr = mr_,                                                                     \
-        .nr = nr_,                                                                     \
-        .rank = rank_,                                                                 \
-        .a_format = &qmm_pack_formats[a_format_],                                      \
-        .b_format = &qmm_pack_formats[b_format_],                                      \
-        .features = features_,                                                         \
+        __VA_ARGS__,                                                                   \
         .is_supported_here = name_##_is_supported_here,                                \
         .run = fn_##_run,                                                              \
         .run_rows = QMM_ROWS_FN_##rows_(fn_),                                          \
-        .begin = QMM_HOOK_FN_##hooks_(name_, begin),                                   \
-        .end = QMM_HOOK_FN_##hooks_(name_, end),                                       \
+        .begin = QMM_HOOKS_FN_##hooks_(name_, begin),                                  \
+        .end = QMM_HOOKS_FN_##hooks_(name_, end),                                      \
         .run_overlap = QMM_OVERLAP_FN_##overlap_(fn_),                                 \
-        .a_type = a_type_,                                                             \
-        .u8_a = u8_a_,                                                                 \
-        .depth_l1s = l1s_,                                                             \
-        QMM_TILE_##tile_,                                                              \
     }
 /* U8A: the twin, its name the kernel's with "+u8a". */
-#define QMM_TWIN_U8A(name_, ...)                                                       \
-    QMM_MICROKERNELS(qmm_##name_##_u8a, __VA_ARGS__)                                   \
+#define QMM_TWIN_U8A(name_, rows_, overlap_)                                           \
+    QMM_MICROKERNELS(qmm_##name_##_u8a, rows_, overlap_)                               \
     static qmm_kernel name_##_u8a_descriptor;
-#define QMM_TWIN_I8A(name_, ...)
-#define QMM_TWIN_DESC_U8A(name_, isa_, mr_, nr_, rank_, a_format_, b_format_, features_,  \
-                          rows_, hooks_, overlap_, l1s_, tile_)                        \
+#define QMM_TWIN_NO_U8A(name_, rows_, overlap_)
+#define QMM_TWIN_DESC_U8A(name_, rows_, hooks_, overlap_, ...)                          \
     static qmm_kernel name_##_u8a_descriptor =                                         \
-        QMM_DESCRIPTOR(#name_ "+u8a", name_, qmm_##name_##_u8a, isa_, mr_, nr_, rank_,   \
-                       a_format_, b_format_, features_, rows_, hooks_, overlap_,        \
-                       QMM_TYPE_U8, NULL, l1s_, tile_);
-#define QMM_TWIN_DESC_I8A(name_, ...)
+        QMM_DESCRIPTOR(name_, qmm_##name_##_u8a, rows_, hooks_, overlap_, __VA_ARGS__,   \
+                       .name = #name_ "+u8a", .a_type = QMM_TYPE_U8, .u8_a = NULL);
+#define QMM_TWIN_DESC_NO_U8A(name_, ...)
 #define QMM_TWIN_PTR_U8A(name_) &name_##_u8a_descriptor
-#define QMM_TWIN_PTR_I8A(name_) NULL
-#define QMM_KERNEL(name_, isa_, mr_, nr_, rank_, a_format_, b_format_, features_, rows_,  \
-                   hooks_, overlap_, a_u8_, l1s_, tile_)                               \
+#define QMM_TWIN_PTR_NO_U8A(name_) NULL
+#define QMM_KERNEL(name_, rows_, hooks_, overlap_, u8a_, ...)                             \
     QMM_MICROKERNELS(qmm_##name_, rows_, overlap_)                                     \
     QMM_HOOKS_DECL_##hooks_(name_)                                                     \
-    QMM_TWIN_##a_u8_(name_, rows_, overlap_)                                           \
+    QMM_TWIN_##u8a_(name_, rows_, overlap_)                                            \
     static qmm_kernel name_##_descriptor;                                              \
     static int name_##_is_supported_here(void)                                         \
     {                                                                                  \
-        return qmm_cpu_has(features_) && tile_fits(&name_##_descriptor);               \
+        return qmm_cpu_has(name_##_descriptor.features) && tile_fits(&name_##_descriptor); \
     }                                                                                  \
     static qmm_kernel name_##_descriptor =                                             \
-        QMM_DESCRIPTOR(#name_, name_, qmm_##name_, isa_, mr_, nr_, rank_, a_format_,     \
-                       b_format_, features_, rows_, hooks_, overlap_, QMM_TYPE_I8,      \
-                       QMM_TWIN_PTR_##a_u8_(name_), l1s_, tile_);                      \
-    QMM_TWIN_DESC_##a_u8_(name_, isa_, mr_, nr_, rank_, a_format_, b_format_, features_, \
-                          rows_, hooks_, overlap_, l1s_, tile_)
+        QMM_DESCRIPTOR(name_, qmm_##name_, rows_, hooks_, overlap_, __VA_ARGS__,          \
+                       .name = #name_, .a_type = QMM_TYPE_I8,                          \
+                       .u8_a = QMM_TWIN_PTR_##u8a_(name_));                            \
+    QMM_TWIN_DESC_##u8a_(name_, rows_, hooks_, overlap_, __VA_ARGS__)
 #include "kernel_list.h"
 #undef QMM_KERNEL
-#undef QMM_ROWS_DECL_ROWS
-#undef QMM_ROWS_DECL_FULL
-#undef QMM_ROWS_FN_ROWS
-#undef QMM_ROWS_FN_FULL
+#undef QMM_ROWS_DECL_RUN_ROWS
+#undef QMM_ROWS_DECL_NO_RUN_ROWS
+#undef QMM_ROWS_FN_RUN_ROWS
+#undef QMM_ROWS_FN_NO_RUN_ROWS
 #undef QMM_HOOKS_DECL_HOOKS
-#undef QMM_HOOKS_DECL_NONE
-#undef QMM_HOOK_FN_HOOKS
-#undef QMM_HOOK_FN_NONE
-#undef QMM_OVERLAP_DECL_OVERLAP
-#undef QMM_OVERLAP_DECL_ALONE
-#undef QMM_OVERLAP_FN_OVERLAP
-#undef QMM_OVERLAP_FN_ALONE
+#undef QMM_HOOKS_DECL_NO_HOOKS
+#undef QMM_HOOKS_FN_HOOKS
+#undef QMM_HOOKS_FN_NO_HOOKS
+#undef QMM_OVERLAP_DECL_RUN_OVERLAP
+#undef QMM_OVERLAP_DECL_NO_RUN_OVERLAP
+#undef QMM_OVERLAP_FN_RUN_OVERLAP
+#undef QMM_OVERLAP_FN_NO_RUN_OVERLAP
 #undef QMM_MICROKERNELS
 #undef QMM_DESCRIPTOR
 #undef QMM_TWIN_U8A
-#undef QMM_TWIN_I8A
+#undef QMM_TWIN_NO_U8A
 #undef QMM_TWIN_DESC_U8A
-#undef QMM_TWIN_DESC_I8A
-#undef QMM_TWIN_PTR_U8A
-#undef QMM_TWIN_PTR_I8A
-#undef QMM_TILE_FIXED
-#undef QMM_TILE_SVE_N
-#undef QMM_TILE_SVE_M
-#undef QMM_TILE_SME_MN
+#undef QMM_TWIN_DESC_NO_U8A
 
 static const qmm_kernel *const registry[] = {
 #define QMM_KERNEL(name_, ...) &name_##_descriptor,
@@ -131,17 +108,14 @@ static const qmm_kernel *const registry[] = {
 enum { REGISTRY_COUNT = sizeof registry / sizeof registry[0] };
 
 /* Every descriptor with its twin, NULL where none: what scale_tiles writes. */
-#define QMM_TWIN_PTR_U8A(name_) &name_##_u8a_descriptor
-#define QMM_TWIN_PTR_I8A(name_) NULL
 static qmm_kernel *const scaled[][2] = {
-#define QMM_KERNEL(name_, isa_, mr_, nr_, rank_, a_format_, b_format_, features_, rows_,  \
-                   hooks_, overlap_, a_u8_, ...)                                       \
-    {&name_##_descriptor, QMM_TWIN_PTR_##a_u8_(name_)},
+#define QMM_KERNEL(name_, rows_, hooks_, overlap_, u8a_, ...)                             \
+    {&name_##_descriptor, QMM_TWIN_PTR_##u8a_(name_)},
 #include "kernel_list.h"
 #undef QMM_KERNEL
 };
 #undef QMM_TWIN_PTR_U8A
-#undef QMM_TWIN_PTR_I8A
+#undef QMM_TWIN_PTR_NO_U8A
 static pthread_once_t scaled_once = PTHREAD_ONCE_INIT;
 
 /* The tiles at this CPU's vector lengths (kernels/kernel.h): a kernel whose

@@ -5,7 +5,7 @@
 
 #include "../platform/cpu.h"
 
-/* Instances by preference; the last needs nothing. AVX-512 F/BW/VL code
+/* Instances by preference (QMM_CPU_PICK); the last needs nothing. AVX-512 F/BW/VL code
  * runs behind the VNNI tier, which implies them. */
 static const struct {
     unsigned features;
@@ -20,8 +20,5 @@ static const struct {
 
 const qmm_crt_passes *qmm_crt_passes_pick(void)
 {
-    size_t i = 0;
-    while (!qmm_cpu_has(instances[i].features))
-        i++;
-    return instances[i].passes;
+    return QMM_CPU_PICK(instances)->passes;
 }

@@ -51,8 +51,9 @@
  * microkernel qmm_<name>_run (and qmm_<name>_run_rows if it has partial rows,
  * qmm_<name>_begin and qmm_<name>_end if it has job hooks,
  * qmm_<name>_run_overlap if it overlaps other work, the qmm_<name>_u8a_*
- * microkernels if it reads uint8 A), and its descriptor: one line in
- * dispatch/kernel_list.h.
+ * microkernels if it reads uint8 A), and its descriptor: one entry in
+ * dispatch/kernel_list.h, which says which of those it defines and names
+ * its fields.
  */
 #ifndef QMM_KERNEL_H
 #define QMM_KERNEL_H
@@ -110,14 +111,14 @@ typedef struct qmm_kernel {
 
 /*
  * Vector-length-agnostic kernels (SVE, SME) have a tile that depends on the
- * vector length, which only the CPU knows. Their descriptor line gives the
- * tile and rank at 128-bit vectors, and which dimensions grow with the
- * vector; the registry multiplies those by VL/128 once per process, before
- * anyone reads them (the rank by the growth of the tile's area: MACs per
- * instruction grow with it), so that everything above the registry sees a
- * fixed tile like any other kernel's. The microkernel reads the same vector
- * length (cntb, rdsvl) and computes that tile. A tile past QMM_MAX_TILE at
- * this CPU's vector length is not supported here.
+ * vector length, which only the CPU knows. Their descriptor entry gives the
+ * tile and rank at 128-bit vectors, and which dimensions grow with which
+ * vector (.vector, .scales); the registry multiplies those by VL/128 once
+ * per process, before anyone reads them (the rank by the growth of the
+ * tile's area: MACs per instruction grow with it), so that everything above
+ * the registry sees a fixed tile like any other kernel's. The microkernel
+ * reads the same vector length (cntb, rdsvl) and computes that tile. A tile
+ * past QMM_MAX_TILE at this CPU's vector length is not supported here.
  */
 enum { QMM_SCALES_M = 1u << 0, QMM_SCALES_N = 1u << 1 };
 

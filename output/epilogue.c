@@ -3,7 +3,7 @@
 
 #include "../platform/cpu.h"
 
-/* Instances by preference; the last needs nothing. */
+/* Instances by preference (QMM_CPU_PICK); the last needs nothing. */
 static const struct {
     unsigned features;
     qmm_epilogue_fn *tile;
@@ -20,10 +20,7 @@ static const struct {
 
 qmm_epilogue_fn *qmm_epilogue_pick(void)
 {
-    size_t i = 0;
-    while (!qmm_cpu_has(instances[i].features))
-        i++;
-    return instances[i].tile;
+    return QMM_CPU_PICK(instances)->tile;
 }
 
 static qmm_along swapped(qmm_along a)

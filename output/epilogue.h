@@ -81,6 +81,49 @@ struct qmm_epilogue {
     int32_t zero_point, qmin, qmax;
 };
 
+/* A block of C as an instance's own code for a stage takes it
+ * (output/epilogue_tile.h, QMM_EPILOGUE_*_BLOCK), as ruy's kernels take their
+ * KernelParams: mv rows of nv finished sums, the stage's parameters, each the
+ * same on every row (column jj's at [jj]), and where C's elements go. The
+ * template fills one per block by designated initializers, the fields its
+ * stage does not read left zero, and hands its address to that code. */
+typedef struct qmm_epilogue_block_params {
+    /* row ii's sums at sums + ii * sums_rs, columns adjacent, with rows[ii]
+     * and cols[jj] still to be added, wrapping (NULL: none) */
+    const int32_t *sums;
+    ptrdiff_t sums_rs;
+    const uint32_t *rows, *cols;
+    /* int8 or uint8 C: clamp(rule(x), lo, hi) + zero_point as a byte, lo and
+     * hi the type's bounds less the zero point; the rule TFLite's (multiplier,
+     * shift) or ONNX's float rule (qscale) */
+    const int32_t *multiplier, *shift;
+    const float *qscale;
+    int32_t lo, hi, zero_point;
+    /* float C: ((float)x * scale[0][jj]) [* scale[1][jj] when not NULL] +
+     * fbias[jj], clamped to [fmin, fmax] when fclamp */
+    const float *scale[2];
+    const float *fbias;
+    int fclamp;
+    float fmin, fmax;
+    /* the residue stage: x's symmetric residue modulo the odd modulus, as a
+     * byte (rows and cols are not read) */
+    int32_t modulus;
+    /* where the block's mv x nv elements go (C's, or a row the template
+     * then scatters into C): row ii's at out + ii * out_rs elements of C's
+     * type, adjacent */
+    void *out;
+    ptrdiff_t out_rs;
+    size_t mv, nv;
+} qmm_epilogue_block_params;
+
+/* How an instance defines its code for a stage: static
+ * QMM_EPILOGUE_BLOCK_INLINE void name(const qmm_epilogue_block_params *),
+ * inlined where the template calls it, so that the struct is a record of the
+ * source alone (its fields stay in registers, none is stored) and the
+ * template's copies for a width known at compile time specialize that code
+ * too. */
+#define QMM_EPILOGUE_BLOCK_INLINE inline __attribute__((always_inline))
+
 /* Bytes of one element of a type; 0 for an unknown type. */
 static inline size_t qmm_type_bytes(qmm_type t)
 {

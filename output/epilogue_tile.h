@@ -3,25 +3,19 @@
  * it for the baseline ISA, output/<isa>/epilogue_<isa>.c for wider vectors
  * (the same code: the compiler vectorizes it for the flags of the file).
  * Define QMM_EPILOGUE_TILE_FN, the function's name, before including it, and
- * QMM_EPILOGUE_TFLITE_ROW where an instance has its own code for a row of
- * TFLite's rule: ROW(in, cols, r, m, sh, out, nv, lo, hi, zp) stores
- * out[jj] = clamp(rule(in[jj] + cols[jj] + r, m[jj], sh[jj]), lo, hi) + zp
- * as a byte, for jj < nv, with the sums wrapping and cols NULL for none;
- * QMM_EPILOGUE_TFLITE_BLOCK where it also has code for a block whose
- * multipliers and shifts are the same on every row: BLOCK(in, in_rs, rows,
- * cols, m, sh, out, out_rs, mv, nv, lo, hi, zp) is ROW on each of mv rows
- * (row ii's sums at in + ii*in_rs, its r rows[ii] or 0 when rows is NULL,
- * its bytes at out + ii*out_rs), so that each column's parameters are
- * prepared once for the block; QMM_EPILOGUE_FLOAT_BLOCK the same for ONNX's
- * float rule, a float scale sc[jj] in place of m and sh;
- * QMM_EPILOGUE_DEQUANTIZE_BLOCK for the float stage: BLOCK(in, in_rs, rows,
- * cols, s0, s1, fb, clamp, lo, hi, out, out_rs, mv, nv) stores
- * out[jj] = ((float)(in[jj] + cols[jj] + r) * s0[jj]) [* s1[jj] when s1 is
- * not NULL] + fb[jj], clamped to [lo, hi] when clamp, on each of mv rows, for
- * parameters the same on every row; QMM_EPILOGUE_RESIDUE_BLOCK for the
- * residue stage: BLOCK(in, in_rs, out, out_rs, mv, nv, p) stores the
- * symmetric residue of each sum modulo the odd p as a byte, on each of mv
- * rows.
+ * any of these where an instance has its own code for a stage, each a
+ * QMM_EPILOGUE_BLOCK_INLINE function of one const qmm_epilogue_block_params *
+ * (output/epilogue.h) that stores the block's elements of C:
+ *   QMM_EPILOGUE_TFLITE_BLOCK      TFLite's rule: blocks whose parameters are
+ *                                  the same on every row, so that each
+ *                                  column's are prepared once, and the single
+ *                                  rows (mv 1) of the blocks done a row at a
+ *                                  time
+ *   QMM_EPILOGUE_FLOAT_BLOCK       ONNX's float rule, on blocks whose scales
+ *                                  are the same on every row
+ *   QMM_EPILOGUE_DEQUANTIZE_BLOCK  the float stage, on blocks whose
+ *                                  parameters are the same on every row
+ *   QMM_EPILOGUE_RESIDUE_BLOCK     the residue stage
  * Every file that includes it is built with -ffp-contract=off: each float
  * operation below is the one the header of qmm.h defines, rounded once, so
  * every instance gives the same bits.
@@ -278,8 +272,10 @@ static ALWAYS_INLINE void LOCAL(requantize_row)(const int32_t *restrict in,
                                                    sh[jj], lo, hi) +
                                 zp);
     } else {
-#if defined(QMM_EPILOGUE_TFLITE_ROW)
-        QMM_EPILOGUE_TFLITE_ROW(in, has_cols ? cols : NULL, r, m, sh, out, nv, lo, hi, zp);
+#if defined(QMM_EPILOGUE_TFLITE_BLOCK)
+        QMM_EPILOGUE_TFLITE_BLOCK(&(const qmm_epilogue_block_params){
+            .sums = in, .rows = &r, .cols = has_cols ? cols : NULL, .out = out, .mv = 1,
+            .nv = nv, .multiplier = m, .shift = sh, .lo = lo, .hi = hi, .zero_point = zp});
 #else
         for (size_t jj = 0; jj < nv; jj++) {
             const int32_t v =
@@ -349,10 +345,11 @@ static ALWAYS_INLINE void LOCAL(dequantize)(const qmm_epilogue *e, size_t i, siz
     const float lo = e->fmin, hi = e->fmax;
 #if defined(QMM_EPILOGUE_DEQUANTIZE_BLOCK)
     if (!rows && e->cs == 1) {
-        QMM_EPILOGUE_DEQUANTIZE_BLOCK(s->s, s->s_rs, s->rows, has_cols ? s->cols : NULL, p0.at,
-                                      twice ? p1.at : NULL, pb.at, clamp, lo, hi,
-                                      (float *)e->c + (ptrdiff_t)i * e->rs + (ptrdiff_t)j, e->rs,
-                                      mv, nv);
+        QMM_EPILOGUE_DEQUANTIZE_BLOCK(&(const qmm_epilogue_block_params){
+            .sums = s->s, .sums_rs = s->s_rs, .rows = s->rows, .cols = has_cols ? s->cols : NULL,
+            .out = (float *)e->c + (ptrdiff_t)i * e->rs + (ptrdiff_t)j, .out_rs = e->rs,
+            .mv = mv, .nv = nv, .scale = {p0.at, twice ? p1.at : NULL}, .fbias = pb.at,
+            .fclamp = clamp, .fmin = lo, .fmax = hi});
         return;
     }
 #endif
@@ -389,9 +386,10 @@ static ALWAYS_INLINE void LOCAL(requantize)(const qmm_epilogue *e, size_t i, siz
     if (e->modulus != 0) {
 #if defined(QMM_EPILOGUE_RESIDUE_BLOCK)
         if (e->cs == 1) {
-            QMM_EPILOGUE_RESIDUE_BLOCK(s->s, s->s_rs,
-                                       (uint8_t *)e->c + (ptrdiff_t)i * e->rs + (ptrdiff_t)j,
-                                       e->rs, mv, nv, e->modulus);
+            QMM_EPILOGUE_RESIDUE_BLOCK(&(const qmm_epilogue_block_params){
+                .sums = s->s, .sums_rs = s->s_rs,
+                .out = (uint8_t *)e->c + (ptrdiff_t)i * e->rs + (ptrdiff_t)j, .out_rs = e->rs,
+                .mv = mv, .nv = nv, .modulus = e->modulus});
             return;
         }
 #endif
@@ -417,17 +415,20 @@ static ALWAYS_INLINE void LOCAL(requantize)(const qmm_epilogue *e, size_t i, siz
     }
 #if defined(QMM_EPILOGUE_FLOAT_BLOCK)
     if (rule == QMM_ROUND_FLOAT && !rows && e->cs == 1) {
-        QMM_EPILOGUE_FLOAT_BLOCK(s->s, s->s_rs, s->rows, has_cols ? s->cols : NULL, pc.at,
-                                 (uint8_t *)e->c + (ptrdiff_t)i * e->rs + (ptrdiff_t)j, e->rs,
-                                 mv, nv, lo, hi, zp);
+        QMM_EPILOGUE_FLOAT_BLOCK(&(const qmm_epilogue_block_params){
+            .sums = s->s, .sums_rs = s->s_rs, .rows = s->rows, .cols = has_cols ? s->cols : NULL,
+            .out = (uint8_t *)e->c + (ptrdiff_t)i * e->rs + (ptrdiff_t)j, .out_rs = e->rs,
+            .mv = mv, .nv = nv, .qscale = pc.at, .lo = lo, .hi = hi, .zero_point = zp});
         return;
     }
 #endif
 #if defined(QMM_EPILOGUE_TFLITE_BLOCK)
     if (rule == QMM_ROUND_TFLITE && !rows && e->cs == 1) {
-        QMM_EPILOGUE_TFLITE_BLOCK(s->s, s->s_rs, s->rows, has_cols ? s->cols : NULL, pm.at, ps.at,
-                                  (uint8_t *)e->c + (ptrdiff_t)i * e->rs + (ptrdiff_t)j, e->rs,
-                                  mv, nv, lo, hi, zp);
+        QMM_EPILOGUE_TFLITE_BLOCK(&(const qmm_epilogue_block_params){
+            .sums = s->s, .sums_rs = s->s_rs, .rows = s->rows, .cols = has_cols ? s->cols : NULL,
+            .out = (uint8_t *)e->c + (ptrdiff_t)i * e->rs + (ptrdiff_t)j, .out_rs = e->rs,
+            .mv = mv, .nv = nv, .multiplier = pm.at, .shift = ps.at, .lo = lo, .hi = hi,
+            .zero_point = zp});
         return;
     }
 #endif

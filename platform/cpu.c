@@ -25,7 +25,7 @@
  *    on such a mix: the upper tier is not used there;
  *  - the AVX-512 VNNI files' flags (-mavx512f) let the compiler use AVX2.
  * This table is the one place the tiers are stated: a kernel names its own
- * tier's feature alone (dispatch/kernel_list.h).
+ * tier's feature alone (its .features in dispatch/kernel_list.h).
  */
 static const struct feature {
     const char *name; /* as QMM_DISABLE spells it */
@@ -210,4 +210,13 @@ const char *qmm_cpu_feature_names(void)
 int qmm_cpu_has(unsigned mask)
 {
     return (qmm_cpu_features() & mask) == mask;
+}
+
+size_t qmm_cpu_pick_index(const unsigned *features, size_t stride, size_t count)
+{
+    const char *entry = (const char *)features;
+    size_t i = 0;
+    while (i + 1 < count && !qmm_cpu_has(*(const unsigned *)(entry + i * stride)))
+        i++;
+    return i;
 }

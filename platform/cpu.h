@@ -40,6 +40,18 @@ int qmm_cpu_has(unsigned mask);
  * tier below is not in effect, minus those refused by the OS. */
 unsigned qmm_cpu_features(void);
 
+/* The instance this CPU runs, from a table of instances by preference (the
+ * ISA-specific code of one job and its portable code last): a pointer to the
+ * first entry whose `features` (an unsigned, as in qmm_kernel) are all in
+ * effect, the last entry, which must need nothing, when no other's are. */
+#define QMM_CPU_PICK(table)                                                             \
+    (&(table)[qmm_cpu_pick_index(&(table)[0].features, sizeof(table)[0],              \
+                                 sizeof(table) / sizeof(table)[0])])
+
+/* QMM_CPU_PICK's index: of `count` entries `stride` bytes apart, features
+ * pointing at the first one's. */
+size_t qmm_cpu_pick_index(const unsigned *features, size_t stride, size_t count);
+
 /* The vector length in bytes that scales a kernel's tile (dispatch/registry.c)
  * for feature QMM_CPU_SVE (the SVE vector length, cntb) or QMM_CPU_SME (the
  * streaming vector length, rdsvl), read from the CPU now; 0 when that feature

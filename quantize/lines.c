@@ -13,8 +13,8 @@
 #include "../platform/cpu.h"
 #include "lines_instances.h"
 
-/* Instances by preference; the last needs nothing. */
-static const struct {
+/* Instances by preference (QMM_CPU_PICK); the last needs nothing. */
+static const struct lines_instance {
     unsigned features;
     const qmm_lines *f32, *f64;
 } instances[] = {
@@ -26,8 +26,6 @@ static const struct {
 
 const qmm_lines *qmm_lines_pick(int is_f64)
 {
-    size_t i = 0;
-    while (!qmm_cpu_has(instances[i].features))
-        i++;
-    return is_f64 ? instances[i].f64 : instances[i].f32;
+    const struct lines_instance *in = QMM_CPU_PICK(instances);
+    return is_f64 ? in->f64 : in->f32;
 }

@@ -14,26 +14,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static void tflite_row_neon(const int32_t *in, const uint32_t *cols, uint32_t r,
-                            const int32_t *m, const int32_t *sh, uint8_t *out, size_t nv,
-                            int32_t lo, int32_t hi, int32_t zp);
-static void tflite_block_neon(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows,
-                              const uint32_t *cols, const int32_t *m, const int32_t *sh,
-                              uint8_t *out, ptrdiff_t out_rs, size_t mv, size_t nv, int32_t lo,
-                              int32_t hi, int32_t zp);
-static void float_block_neon(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows,
-                             const uint32_t *cols, const float *sc, uint8_t *out,
-                             ptrdiff_t out_rs, size_t mv, size_t nv, int32_t lo, int32_t hi,
-                             int32_t zp);
-static void dequantize_block_neon(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows,
-                                  const uint32_t *cols, const float *s0, const float *s1,
-                                  const float *fb, int clamp, float lo, float hi, float *out,
-                                  ptrdiff_t out_rs, size_t mv, size_t nv);
+#include "../epilogue.h"
+
+static QMM_EPILOGUE_BLOCK_INLINE void tflite_block_neon(const qmm_epilogue_block_params *);
+static QMM_EPILOGUE_BLOCK_INLINE void float_block_neon(const qmm_epilogue_block_params *);
+static QMM_EPILOGUE_BLOCK_INLINE void dequantize_block_neon(const qmm_epilogue_block_params *);
 
 #define QMM_EPILOGUE_TILE_FN qmm_epilogue_tile_neon
 #define QMM_EPILOGUE_DEQUANTIZE_BLOCK dequantize_block_neon
 #define QMM_EPILOGUE_FLOAT_BLOCK float_block_neon
-#define QMM_EPILOGUE_TFLITE_ROW tflite_row_neon
 #define QMM_EPILOGUE_TFLITE_BLOCK tflite_block_neon
 #include "../epilogue_tile.h"
 
@@ -92,12 +81,17 @@ static inline sums8 sums8_row(const int32_t *s, const sums8 *cols, const uint32_
                     vaddq_s32(vaddq_s32(vld1q_s32(s + 4), cols->v[1]), r)}};
 }
 
-/* One row's values from column jj on, eight at a time, then the template's
- * rule for the last few. */
-static inline void tflite_run(const int32_t *in, const uint32_t *cols, uint32_t r,
-                              const int32_t *m, const int32_t *sh, uint8_t *out, size_t nv,
-                              int32_t lo, int32_t hi, int32_t zp)
+/* Row ii of a block, eight values at a time, then the template's rule for
+ * the last few. */
+static inline void tflite_row(const qmm_epilogue_block_params *p, size_t ii)
 {
+    const int32_t *const in = p->sums + (ptrdiff_t)ii * p->sums_rs;
+    const int32_t *const m = p->multiplier, *const sh = p->shift;
+    const uint32_t *const cols = p->cols;
+    const uint32_t r = p->rows != NULL ? p->rows[ii] : 0;
+    uint8_t *const out = (uint8_t *)p->out + (ptrdiff_t)ii * p->out_rs;
+    const size_t nv = p->nv;
+    const int32_t lo = p->lo, hi = p->hi, zp = p->zero_point;
     const int32x4_t vr = vdupq_n_s32((int32_t)r), vlo = vdupq_n_s32(lo), vhi = vdupq_n_s32(hi),
                     vzp = vdupq_n_s32(zp);
     size_t jj = 0;
@@ -120,33 +114,26 @@ static inline void tflite_run(const int32_t *in, const uint32_t *cols, uint32_t 
     }
 }
 
-static void tflite_row_neon(const int32_t *in, const uint32_t *cols, uint32_t r,
-                            const int32_t *m, const int32_t *sh, uint8_t *out, size_t nv,
-                            int32_t lo, int32_t hi, int32_t zp)
-{
-    tflite_run(in, cols, r, m, sh, out, nv, lo, hi, zp);
-}
-
 /* Eight columns at a time, their parameters prepared once, down the rows;
  * other widths a row at a time. */
-static void tflite_block_neon(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows,
-                              const uint32_t *cols, const int32_t *m, const int32_t *sh,
-                              uint8_t *out, ptrdiff_t out_rs, size_t mv, size_t nv, int32_t lo,
-                              int32_t hi, int32_t zp)
+static QMM_EPILOGUE_BLOCK_INLINE void tflite_block_neon(const qmm_epilogue_block_params *params)
 {
-    if (nv != 8) {
-        for (size_t ii = 0; ii < mv; ii++)
-            tflite_run(in + (ptrdiff_t)ii * in_rs, cols, rows != NULL ? rows[ii] : 0, m, sh,
-                       out + (ptrdiff_t)ii * out_rs, nv, lo, hi, zp);
+    const qmm_epilogue_block_params p = *params; /* a copy C's stores cannot change */
+    if (p.nv != 8) {
+        for (size_t ii = 0; ii < p.mv; ii++)
+            tflite_row(&p, ii);
         return;
     }
-    const int32x4_t vlo = vdupq_n_s32(lo), vhi = vdupq_n_s32(hi), vzp = vdupq_n_s32(zp);
-    const tflite_cols c0 = tflite_cols_at(m, sh), c1 = tflite_cols_at(m + 4, sh + 4);
-    const sums8 add = sums8_cols(cols);
-    for (size_t ii = 0; ii < mv; ii++) {
-        const sums8 x = sums8_row(in + (ptrdiff_t)ii * in_rs, &add, rows, ii);
-        vst1_u8(out + (ptrdiff_t)ii * out_rs, low_bytes(tflite_rule(x.v[0], &c0, vlo, vhi, vzp),
-                                                        tflite_rule(x.v[1], &c1, vlo, vhi, vzp)));
+    const int32x4_t vlo = vdupq_n_s32(p.lo), vhi = vdupq_n_s32(p.hi),
+                    vzp = vdupq_n_s32(p.zero_point);
+    const tflite_cols c0 = tflite_cols_at(p.multiplier, p.shift),
+                      c1 = tflite_cols_at(p.multiplier + 4, p.shift + 4);
+    const sums8 add = sums8_cols(p.cols);
+    uint8_t *const out = p.out;
+    for (size_t ii = 0; ii < p.mv; ii++) {
+        const sums8 x = sums8_row(p.sums + (ptrdiff_t)ii * p.sums_rs, &add, p.rows, ii);
+        vst1_u8(out + (ptrdiff_t)ii * p.out_rs, low_bytes(tflite_rule(x.v[0], &c0, vlo, vhi, vzp),
+                                                          tflite_rule(x.v[1], &c1, vlo, vhi, vzp)));
     }
 }
 
@@ -161,27 +148,26 @@ static inline int32x4_t float_rule(int32x4_t x, float32x4_t sc, float32x4_t flo,
 
 /* Eight columns at a time down the rows; other widths through the
  * template's loop, a row at a time. */
-static void float_block_neon(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows,
-                             const uint32_t *cols, const float *sc, uint8_t *out,
-                             ptrdiff_t out_rs, size_t mv, size_t nv, int32_t lo, int32_t hi,
-                             int32_t zp)
+static QMM_EPILOGUE_BLOCK_INLINE void float_block_neon(const qmm_epilogue_block_params *params)
 {
-    if (nv != 8) {
-        for (size_t ii = 0; ii < mv; ii++)
-            qmm_epilogue_tile_neon_requantize_row(in + (ptrdiff_t)ii * in_rs, cols,
-                                                  rows != NULL ? rows[ii] : 0,
-                                                  out + (ptrdiff_t)ii * out_rs, nv, NULL, NULL,
-                                                  sc, lo, hi, zp, QMM_ROUND_FLOAT, cols != NULL);
+    const qmm_epilogue_block_params p = *params; /* a copy C's stores cannot change */
+    uint8_t *const out = p.out;
+    if (p.nv != 8) {
+        for (size_t ii = 0; ii < p.mv; ii++)
+            qmm_epilogue_tile_neon_requantize_row(
+                p.sums + (ptrdiff_t)ii * p.sums_rs, p.cols, p.rows != NULL ? p.rows[ii] : 0,
+                out + (ptrdiff_t)ii * p.out_rs, p.nv, NULL, NULL, p.qscale, p.lo, p.hi,
+                p.zero_point, QMM_ROUND_FLOAT, p.cols != NULL);
         return;
     }
-    const float32x4_t flo = vdupq_n_f32((float)lo), fhi = vdupq_n_f32((float)hi);
-    const float32x4_t s0 = vld1q_f32(sc), s1 = vld1q_f32(sc + 4);
-    const int32x4_t vzp = vdupq_n_s32(zp);
-    const sums8 add = sums8_cols(cols);
-    for (size_t ii = 0; ii < mv; ii++) {
-        const sums8 x = sums8_row(in + (ptrdiff_t)ii * in_rs, &add, rows, ii);
-        vst1_u8(out + (ptrdiff_t)ii * out_rs, low_bytes(float_rule(x.v[0], s0, flo, fhi, vzp),
-                                                        float_rule(x.v[1], s1, flo, fhi, vzp)));
+    const float32x4_t flo = vdupq_n_f32((float)p.lo), fhi = vdupq_n_f32((float)p.hi);
+    const float32x4_t s0 = vld1q_f32(p.qscale), s1 = vld1q_f32(p.qscale + 4);
+    const int32x4_t vzp = vdupq_n_s32(p.zero_point);
+    const sums8 add = sums8_cols(p.cols);
+    for (size_t ii = 0; ii < p.mv; ii++) {
+        const sums8 x = sums8_row(p.sums + (ptrdiff_t)ii * p.sums_rs, &add, p.rows, ii);
+        vst1_u8(out + (ptrdiff_t)ii * p.out_rs, low_bytes(float_rule(x.v[0], s0, flo, fhi, vzp),
+                                                          float_rule(x.v[1], s1, flo, fhi, vzp)));
     }
 }
 
@@ -192,11 +178,11 @@ typedef struct dequantize_cols {
     float32x4_t s0, s1, fb;
 } dequantize_cols;
 
-static inline dequantize_cols dequantize_cols_at(const float *s0, const float *s1,
-                                                 const float *fb, size_t jj)
+static inline dequantize_cols dequantize_cols_at(const qmm_epilogue_block_params *p, size_t jj)
 {
-    return (dequantize_cols){vld1q_f32(s0 + jj), s1 != NULL ? vld1q_f32(s1 + jj) : vdupq_n_f32(1),
-                             vld1q_f32(fb + jj)};
+    return (dequantize_cols){vld1q_f32(p->scale[0] + jj),
+                             p->scale[1] != NULL ? vld1q_f32(p->scale[1] + jj) : vdupq_n_f32(1),
+                             vld1q_f32(p->fbias + jj)};
 }
 
 static inline float32x4_t dequantize4(int32x4_t x, const dequantize_cols *c, int twice,
@@ -213,48 +199,42 @@ static inline float32x4_t dequantize4(int32x4_t x, const dequantize_cols *c, int
 
 /* The block eight columns at a time, each group's parameters loaded once
  * for all rows; the last nv % 8 columns through the template's row. `twice`
- * and `clamp` are constants in each copy. */
+ * and `clamp` are constants in each copy, p the caller's copy. */
 static inline __attribute__((always_inline)) void
-dequantize_block(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows, const uint32_t *cols,
-                 const float *s0, const float *s1, const float *fb, float lo, float hi,
-                 float *out, ptrdiff_t out_rs, size_t mv, size_t nv, const int twice,
-                 const int clamp)
+dequantize_block(const qmm_epilogue_block_params *p, const int twice, const int clamp)
 {
-    const float32x4_t vlo = vdupq_n_f32(lo), vhi = vdupq_n_f32(hi);
+    const float32x4_t vlo = vdupq_n_f32(p->fmin), vhi = vdupq_n_f32(p->fmax);
+    float *const out = p->out;
     size_t jj = 0;
-    for (; jj + 8 <= nv; jj += 8) {
-        const dequantize_cols c0 = dequantize_cols_at(s0, s1, fb, jj),
-                              c1 = dequantize_cols_at(s0, s1, fb, jj + 4);
-        const sums8 add = sums8_cols(cols != NULL ? cols + jj : NULL);
-        for (size_t ii = 0; ii < mv; ii++) {
-            const sums8 x = sums8_row(in + (ptrdiff_t)ii * in_rs + jj, &add, rows, ii);
-            float *o = out + (ptrdiff_t)ii * out_rs + jj;
+    for (; jj + 8 <= p->nv; jj += 8) {
+        const dequantize_cols c0 = dequantize_cols_at(p, jj), c1 = dequantize_cols_at(p, jj + 4);
+        const sums8 add = sums8_cols(p->cols != NULL ? p->cols + jj : NULL);
+        for (size_t ii = 0; ii < p->mv; ii++) {
+            const sums8 x = sums8_row(p->sums + (ptrdiff_t)ii * p->sums_rs + jj, &add, p->rows, ii);
+            float *o = out + (ptrdiff_t)ii * p->out_rs + jj;
             vst1q_f32(o, dequantize4(x.v[0], &c0, twice, clamp, vlo, vhi));
             vst1q_f32(o + 4, dequantize4(x.v[1], &c1, twice, clamp, vlo, vhi));
         }
     }
-    if (jj == nv)
+    if (jj == p->nv)
         return;
-    for (size_t ii = 0; ii < mv; ii++)
-        qmm_epilogue_tile_neon_dequantize_row(in + (ptrdiff_t)ii * in_rs + jj,
-                                              cols != NULL ? cols + jj : NULL,
-                                              rows != NULL ? rows[ii] : 0,
-                                              out + (ptrdiff_t)ii * out_rs + jj, nv - jj, s0 + jj,
-                                              s1 != NULL ? s1 + jj : NULL, fb + jj, lo, hi,
-                                              cols != NULL, s1 != NULL, clamp);
+    for (size_t ii = 0; ii < p->mv; ii++)
+        qmm_epilogue_tile_neon_dequantize_row(
+            p->sums + (ptrdiff_t)ii * p->sums_rs + jj, p->cols != NULL ? p->cols + jj : NULL,
+            p->rows != NULL ? p->rows[ii] : 0, out + (ptrdiff_t)ii * p->out_rs + jj, p->nv - jj,
+            p->scale[0] + jj, p->scale[1] != NULL ? p->scale[1] + jj : NULL, p->fbias + jj,
+            p->fmin, p->fmax, p->cols != NULL, p->scale[1] != NULL, clamp);
 }
 
-static void dequantize_block_neon(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows,
-                                  const uint32_t *cols, const float *s0, const float *s1,
-                                  const float *fb, int clamp, float lo, float hi, float *out,
-                                  ptrdiff_t out_rs, size_t mv, size_t nv)
+static QMM_EPILOGUE_BLOCK_INLINE void dequantize_block_neon(const qmm_epilogue_block_params *params)
 {
-    if (s1 != NULL && clamp)
-        dequantize_block(in, in_rs, rows, cols, s0, s1, fb, lo, hi, out, out_rs, mv, nv, 1, 1);
-    else if (s1 != NULL)
-        dequantize_block(in, in_rs, rows, cols, s0, s1, fb, lo, hi, out, out_rs, mv, nv, 1, 0);
-    else if (clamp)
-        dequantize_block(in, in_rs, rows, cols, s0, s1, fb, lo, hi, out, out_rs, mv, nv, 0, 1);
+    const qmm_epilogue_block_params p = *params; /* a copy C's stores cannot change */
+    if (p.scale[1] != NULL && p.fclamp)
+        dequantize_block(&p, 1, 1);
+    else if (p.scale[1] != NULL)
+        dequantize_block(&p, 1, 0);
+    else if (p.fclamp)
+        dequantize_block(&p, 0, 1);
     else
-        dequantize_block(in, in_rs, rows, cols, s0, s1, fb, lo, hi, out, out_rs, mv, nv, 0, 0);
+        dequantize_block(&p, 0, 0);
 }

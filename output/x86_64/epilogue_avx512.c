@@ -1,36 +1,24 @@
 /* The output stage compiled for AVX-512 F/BW/VL (cmake/kernels_x86_64.cmake),
  * chosen with the VNNI tier (QMM_CPU_AVX512VNNI, which implies them): sixteen
  * lanes per vector; the same operations, so the same bits. TFLite's rule has
- * its own row, as in the AVX2 instance, with its tail under a mask instead of
- * one value at a time, and its own block, whose columns' parameters are
- * prepared once for all its rows; so has ONNX's float rule, whose rounding
- * to nearest even is vcvtps2dq's (the template's add and take away of
- * 1.5 * 2^23 rounds the same in every rounding mode, on values clamped to
- * the type's range). The residue stage has its own block, in float lanes
- * where every step is exact (residue_block_avx512). */
+ * its own block, as in the AVX2 instance, with its tail under a mask instead
+ * of one value at a time, and each column's parameters prepared once for all
+ * the block's rows; so has ONNX's float rule, whose rounding to nearest even
+ * is vcvtps2dq's (the template's add and take away of 1.5 * 2^23 rounds the
+ * same in every rounding mode, on values clamped to the type's range). The
+ * residue stage has its own block, in float lanes where every step is exact
+ * (residue_block_avx512). */
 #include <immintrin.h>
 #include <stddef.h>
 #include <stdint.h>
 
-static void tflite_row_avx512(const int32_t *in, const uint32_t *cols, uint32_t r,
-                              const int32_t *m, const int32_t *sh, uint8_t *out, size_t nv,
-                              int32_t lo, int32_t hi, int32_t zp);
+#include "../epilogue.h"
 
-static void tflite_block_avx512(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows,
-                                const uint32_t *cols, const int32_t *m, const int32_t *sh,
-                                uint8_t *out, ptrdiff_t out_rs, size_t mv, size_t nv, int32_t lo,
-                                int32_t hi, int32_t zp);
-
-static void float_block_avx512(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows,
-                               const uint32_t *cols, const float *sc, uint8_t *out,
-                               ptrdiff_t out_rs, size_t mv, size_t nv, int32_t lo, int32_t hi,
-                               int32_t zp);
-
-static void residue_block_avx512(const int32_t *in, ptrdiff_t in_rs, uint8_t *out,
-                                 ptrdiff_t out_rs, size_t mv, size_t nv, int32_t p);
+static QMM_EPILOGUE_BLOCK_INLINE void tflite_block_avx512(const qmm_epilogue_block_params *);
+static QMM_EPILOGUE_BLOCK_INLINE void float_block_avx512(const qmm_epilogue_block_params *);
+static QMM_EPILOGUE_BLOCK_INLINE void residue_block_avx512(const qmm_epilogue_block_params *);
 
 #define QMM_EPILOGUE_TILE_FN qmm_epilogue_tile_avx512
-#define QMM_EPILOGUE_TFLITE_ROW tflite_row_avx512
 #define QMM_EPILOGUE_TFLITE_BLOCK tflite_block_avx512
 #define QMM_EPILOGUE_FLOAT_BLOCK float_block_avx512
 #define QMM_EPILOGUE_RESIDUE_BLOCK residue_block_avx512
@@ -57,7 +45,7 @@ static inline tflite_cols tflite_cols_at(const int32_t *m, const int32_t *sh, __
     return c;
 }
 
-/* The rule on sixteen sums x, clamped to [lo, hi], plus zp: the AVX2 row's
+/* The rule on sixteen sums x, clamped to [lo, hi], plus zp: the AVX2 block's
  * steps, the doubling high multiply as floor((x m + 2^30) / 2^31) from the
  * even lanes' 64-bit products and the odd ones', their quotients' low
  * halves merged under a mask; then RoundingDivideByPOT, its two conditional
@@ -101,64 +89,46 @@ static inline __m512i row_sums(const int32_t *s, __mmask16 k, __m512i cols, cons
     return rows != NULL ? _mm512_add_epi32(x, _mm512_set1_epi32((int32_t)rows[ii])) : x;
 }
 
-/* Sixteen columns at a time, their parameters prepared once, down the rows. */
-static void tflite_block_avx512(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows,
-                                const uint32_t *cols, const int32_t *m, const int32_t *sh,
-                                uint8_t *out, ptrdiff_t out_rs, size_t mv, size_t nv, int32_t lo,
-                                int32_t hi, int32_t zp)
+/* Sixteen columns at a time, their parameters prepared once, down the rows;
+ * the lanes past nv are loaded as zeros and never stored. */
+static QMM_EPILOGUE_BLOCK_INLINE void tflite_block_avx512(const qmm_epilogue_block_params *params)
 {
-    const __m512i vlo = _mm512_set1_epi32(lo), vhi = _mm512_set1_epi32(hi),
-                  vzp = _mm512_set1_epi32(zp);
-    for (size_t jj = 0; jj < nv; jj += 16) {
-        const __mmask16 k = tail_mask(nv - jj);
-        const tflite_cols c = tflite_cols_at(m + jj, sh + jj, k);
-        const __m512i add = cols_at(cols, jj, k);
-        for (size_t ii = 0; ii < mv; ii++)
-            _mm512_mask_cvtepi32_storeu_epi8(
-                out + (ptrdiff_t)ii * out_rs + (ptrdiff_t)jj, k,
-                tflite_rule(row_sums(in + (ptrdiff_t)ii * in_rs + (ptrdiff_t)jj, k, add, rows, ii),
-                            &c, vlo, vhi, vzp));
-    }
-}
-
-/* Sixteen values at a time, each column's parameters prepared for it; the
- * lanes past nv are loaded as zeros and never stored. */
-static void tflite_row_avx512(const int32_t *in, const uint32_t *cols, uint32_t r,
-                              const int32_t *m, const int32_t *sh, uint8_t *out, size_t nv,
-                              int32_t lo, int32_t hi, int32_t zp)
-{
-    const __m512i vr = _mm512_set1_epi32((int32_t)r), vlo = _mm512_set1_epi32(lo),
-                  vhi = _mm512_set1_epi32(hi), vzp = _mm512_set1_epi32(zp);
-    for (size_t jj = 0; jj < nv; jj += 16) {
-        const __mmask16 k = tail_mask(nv - jj);
-        const tflite_cols c = tflite_cols_at(m + jj, sh + jj, k);
-        __m512i x = _mm512_add_epi32(_mm512_maskz_loadu_epi32(k, in + jj), vr);
-        if (cols != NULL)
-            x = _mm512_add_epi32(x, _mm512_maskz_loadu_epi32(k, cols + jj));
-        _mm512_mask_cvtepi32_storeu_epi8(out + jj, k, tflite_rule(x, &c, vlo, vhi, vzp));
+    const qmm_epilogue_block_params p = *params; /* a copy C's stores cannot change */
+    const __m512i vlo = _mm512_set1_epi32(p.lo), vhi = _mm512_set1_epi32(p.hi),
+                  vzp = _mm512_set1_epi32(p.zero_point);
+    uint8_t *const out = p.out;
+    for (size_t jj = 0; jj < p.nv; jj += 16) {
+        const __mmask16 k = tail_mask(p.nv - jj);
+        const tflite_cols c = tflite_cols_at(p.multiplier + jj, p.shift + jj, k);
+        const __m512i add = cols_at(p.cols, jj, k);
+        for (size_t ii = 0; ii < p.mv; ii++) {
+            const __m512i x =
+                row_sums(p.sums + (ptrdiff_t)ii * p.sums_rs + (ptrdiff_t)jj, k, add, p.rows, ii);
+            _mm512_mask_cvtepi32_storeu_epi8(out + (ptrdiff_t)ii * p.out_rs + (ptrdiff_t)jj, k,
+                                             tflite_rule(x, &c, vlo, vhi, vzp));
+        }
     }
 }
 
 /* Sixteen columns at a time, their scales loaded once, down the rows:
  * (float)x * scale clamped to the bounds less the zero point, rounded to
  * nearest even, plus the zero point. */
-static void float_block_avx512(const int32_t *in, ptrdiff_t in_rs, const uint32_t *rows,
-                               const uint32_t *cols, const float *sc, uint8_t *out,
-                               ptrdiff_t out_rs, size_t mv, size_t nv, int32_t lo, int32_t hi,
-                               int32_t zp)
+static QMM_EPILOGUE_BLOCK_INLINE void float_block_avx512(const qmm_epilogue_block_params *params)
 {
-    const __m512 flo = _mm512_set1_ps((float)lo), fhi = _mm512_set1_ps((float)hi);
-    const __m512i vzp = _mm512_set1_epi32(zp);
-    for (size_t jj = 0; jj < nv; jj += 16) {
-        const __mmask16 k = tail_mask(nv - jj);
-        const __m512 scale = _mm512_maskz_loadu_ps(k, sc + jj);
-        const __m512i add = cols_at(cols, jj, k);
-        for (size_t ii = 0; ii < mv; ii++) {
+    const qmm_epilogue_block_params p = *params; /* a copy C's stores cannot change */
+    const __m512 flo = _mm512_set1_ps((float)p.lo), fhi = _mm512_set1_ps((float)p.hi);
+    const __m512i vzp = _mm512_set1_epi32(p.zero_point);
+    uint8_t *const out = p.out;
+    for (size_t jj = 0; jj < p.nv; jj += 16) {
+        const __mmask16 k = tail_mask(p.nv - jj);
+        const __m512 scale = _mm512_maskz_loadu_ps(k, p.qscale + jj);
+        const __m512i add = cols_at(p.cols, jj, k);
+        for (size_t ii = 0; ii < p.mv; ii++) {
             const __m512i x =
-                row_sums(in + (ptrdiff_t)ii * in_rs + (ptrdiff_t)jj, k, add, rows, ii);
+                row_sums(p.sums + (ptrdiff_t)ii * p.sums_rs + (ptrdiff_t)jj, k, add, p.rows, ii);
             const __m512 v = _mm512_min_ps(
                 _mm512_max_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(x), scale), flo), fhi);
-            _mm512_mask_cvtepi32_storeu_epi8(out + (ptrdiff_t)ii * out_rs + (ptrdiff_t)jj, k,
+            _mm512_mask_cvtepi32_storeu_epi8(out + (ptrdiff_t)ii * p.out_rs + (ptrdiff_t)jj, k,
                                              _mm512_add_epi32(_mm512_cvtps_epi32(v), vzp));
         }
     }
@@ -172,9 +142,13 @@ static void float_block_avx512(const int32_t *in, ptrdiff_t in_rs, const uint32_
  * so its rounding is y's nearest quotient and y - q p exactly the symmetric
  * residue. Whole vectors are stored unmasked (a masked vpmovdb to memory is
  * slow). */
-static void residue_block_avx512(const int32_t *in, ptrdiff_t in_rs, uint8_t *out,
-                                 ptrdiff_t out_rs, size_t mv, size_t nv, int32_t p)
+static QMM_EPILOGUE_BLOCK_INLINE void residue_block_avx512(const qmm_epilogue_block_params *params)
 {
+    const int32_t p = params->modulus;
+    const int32_t *const in = params->sums;
+    uint8_t *const out = params->out;
+    const ptrdiff_t in_rs = params->sums_rs, out_rs = params->out_rs;
+    const size_t mv = params->mv, nv = params->nv;
     const int32_t r11 = (1 << 11) % p, r22 = (int32_t)(((int64_t)r11 << 11) % p);
     const __m512 c11 = _mm512_set1_ps((float)(r11 > p / 2 ? r11 - p : r11));
     const __m512 c22 = _mm512_set1_ps((float)(r22 > p / 2 ? r22 - p : r22));

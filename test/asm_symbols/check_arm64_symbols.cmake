@@ -4,12 +4,13 @@
 #   cmake -DSOURCE_DIR=<repository> -DWORK_DIR=<scratch> -DCLANG=... -DLLVM_NM=...
 #         -DLLVM_READOBJ=... -P check_arm64_symbols.cmake
 #
-# The names the C side calls: dispatch/registry.c declares, for each line
-# QMM_KERNEL(name, ..., rows, hooks, overlap, uint8 A, ...) of
-# dispatch/kernel_list.h, qmm_<name>_run, qmm_<name>_run_rows (ROWS),
-# qmm_<name>_run_overlap (OVERLAP), qmm_<name>_begin and _end (HOOKS), and the
-# same microkernels again as qmm_<name>_u8a_... (U8A). A file
-# kernels/arm64/<file>.S is the code of the line named arm64_<file>.
+# The names the C side calls: dispatch/registry.c declares, for each entry
+# QMM_KERNEL(name, RUN_ROWS, HOOKS, RUN_OVERLAP, U8A, .field = ...) of
+# dispatch/kernel_list.h (each word or its NO_ form), qmm_<name>_run,
+# qmm_<name>_run_rows (RUN_ROWS), qmm_<name>_run_overlap (RUN_OVERLAP),
+# qmm_<name>_begin and _end (HOOKS), and the same microkernels again as
+# qmm_<name>_u8a_... (U8A). A file kernels/arm64/<file>.S is the code of the
+# entry named arm64_<file>.
 #
 # Checked in each object:
 #  - llvm-nm lists exactly those names, with Mach-O's leading underscore:
@@ -45,10 +46,11 @@ function(run out)
   set(${out} "${output}" PARENT_SCOPE)
 endfunction()
 
-# The kernel lines as the arm64 build sees them, every extension built.
+# The kernel entries as the arm64 build sees them, every extension built:
+# the name and the four words, one line each (the named fields are not read).
 file(MAKE_DIRECTORY ${WORK_DIR})
 file(WRITE ${WORK_DIR}/lines.c
-  "#define QMM_KERNEL(name, isa, mr, nr, rank, a, b, features, rows, hooks, overlap, u8a, depth, tile) \\\n"
+  "#define QMM_KERNEL(name, rows, hooks, overlap, u8a, ...) \\\n"
   "    qmm_kernel_line name rows hooks overlap u8a ;\n"
   "#include \"kernel_list.h\"\n")
 run(lines ${CLANG} --target=aarch64-linux-android -E -P -DQMM_HAVE_DOTPROD=1
@@ -56,7 +58,7 @@ run(lines ${CLANG} --target=aarch64-linux-android -E -P -DQMM_HAVE_DOTPROD=1
 string(REGEX MATCHALL "qmm_kernel_line [^;]*" lines "${lines}")
 
 # The names the C side calls for kernel `kernel`, sorted, into out (empty when
-# kernel_list.h has no such line).
+# kernel_list.h has no such entry).
 function(expected_names out kernel)
   set(names)
   foreach(line IN LISTS lines)
@@ -70,10 +72,10 @@ function(expected_names out kernel)
     list(GET fields 4 overlap)
     list(GET fields 5 u8a)
     set(microkernels run)
-    if(rows STREQUAL "ROWS")
+    if(rows STREQUAL "RUN_ROWS")
       list(APPEND microkernels run_rows)
     endif()
-    if(overlap STREQUAL "OVERLAP")
+    if(overlap STREQUAL "RUN_OVERLAP")
       list(APPEND microkernels run_overlap)
     endif()
     foreach(m IN LISTS microkernels)
@@ -98,7 +100,7 @@ foreach(source IN LISTS sources)
   get_filename_component(file ${source} NAME_WE)
   expected_names(names arm64_${file})
   if(NOT names)
-    fail("kernels/arm64/${file}.S: dispatch/kernel_list.h has no line arm64_${file}")
+    fail("kernels/arm64/${file}.S: dispatch/kernel_list.h has no entry arm64_${file}")
     continue()
   endif()
   foreach(entry IN LISTS targets)
