@@ -56,8 +56,14 @@
 # kernels/kernel.h), and every tier on a CPU of its own. A CPU whose
 # extensions and vector lengths one of these has already would run the same
 # kernels and choices again (neoverse-n1 is cortex-a76's): left out.
+# QMM_TEST_EVERY_KERNEL_CPUS (max) names the CPUs on which the tests force
+# every kernel; elsewhere they drive the kernels that CPU adds
+# (_qmm_test_kernels below), so that no kernel runs the same suites on the
+# same tile twice.
 set(QMM_TEST_CPUS "cortex-a53;cortex-a76;max" CACHE STRING
   "Emulated CPUs that the cross-built test suite runs on (<tag> or <tag>=<QEMU_CPU>; cmake/qmm_testing.cmake)")
+set(QMM_TEST_EVERY_KERNEL_CPUS max CACHE STRING
+  "Emulated CPUs (tags of QMM_TEST_CPUS) on which the tests force every kernel: one with every extension (cmake/qmm_testing.cmake)")
 set(QMM_TEST_KERNEL_CPUS
   "neoverse-v1;neoverse-n2;a64fx;max-sve128-sme128=max,sve-default-vector-length=16,sme-default-vector-length=16;max-sve256-sme512=max,sve-default-vector-length=32,sme-default-vector-length=64;max-sve2048-sme2048=max,sve-default-vector-length=256,sme-default-vector-length=256"
   CACHE STRING
@@ -153,6 +159,22 @@ set(QMM_TEST_TIMEOUT 300 CACHE STRING
 set(QMM_TEST_EMULATED_TIMEOUT 900 CACHE STRING
   "Seconds before ctest stops an emulated test that sets no TIMEOUT of its own")
 
+# Which kernels the tests drive on the emulated CPU tag (QMM_TEST_KERNELS,
+# test/support/testlib.h): every kernel on a CPU of
+# QMM_TEST_EVERY_KERNEL_CPUS, which has every extension, so that each kernel
+# runs there; on a CPU set to a vector length, the kernels whose tile grows
+# with it (the others are the same code on the same tile as there); on the
+# others, the selector's, which is what their tiers bring.
+function(_qmm_test_kernels tag cpu out)
+  if(tag IN_LIST QMM_TEST_EVERY_KERNEL_CPUS)
+    set(${out} all PARENT_SCOPE)
+  elseif(cpu MATCHES "vector-length=")
+    set(${out} scalable PARENT_SCOPE)
+  else()
+    set(${out} selected PARENT_SCOPE)
+  endif()
+endfunction()
+
 # The properties every registration ends with: tier, timeout, environment.
 function(_qmm_test_properties name env labels slow timeout emulated)
   if(slow)
@@ -174,6 +196,13 @@ endfunction()
 function(qmm_add_test)
   cmake_parse_arguments(T "SLOW;ONCE" "NAME;TIMEOUT" "COMMAND;ENVIRONMENT;LABELS" ${ARGN})
   list(APPEND T_ENVIRONMENT ${QMM_SANITIZE_TEST_ENVIRONMENT})
+  # OpenMP's threads wait for work by spinning. The tests run up to four
+  # threads on machines of two cores, and under emulators and sanitizers,
+  # where the spinning took most of their time (test_float_crt's suite on two
+  # cores: 16 s, 3.6 s waiting passively); the bits are the same either way.
+  if(NOT T_ENVIRONMENT MATCHES "OMP_WAIT_POLICY=")
+    list(APPEND T_ENVIRONMENT OMP_WAIT_POLICY=passive)
+  endif()
   if(CMAKE_CROSSCOMPILING AND CMAKE_CROSSCOMPILING_EMULATOR AND NOT T_ONCE)
     if("threads" IN_LIST T_LABELS AND NOT T_ENVIRONMENT MATCHES "QMM_NUM_THREADS=")
       list(APPEND T_ENVIRONMENT QMM_NUM_THREADS=2)
@@ -185,9 +214,14 @@ function(qmm_add_test)
     endif()
     foreach(tag IN LISTS tags)
       qmm_test_cpu(${tag} cpu)
+      set(env "QEMU_CPU=${cpu};${T_ENVIRONMENT}")
+      if(NOT T_ENVIRONMENT MATCHES "QMM_TEST_KERNELS=")
+        _qmm_test_kernels(${tag} "${cpu}" which)
+        list(APPEND env QMM_TEST_KERNELS=${which})
+      endif()
       add_test(NAME ${T_NAME}@${tag} COMMAND ${T_COMMAND})
-      _qmm_test_properties(${T_NAME}@${tag} "QEMU_CPU=${cpu};${T_ENVIRONMENT}"
-        "qemu;${tag};${T_LABELS}" "${T_SLOW}" "${T_TIMEOUT}" TRUE)
+      _qmm_test_properties(${T_NAME}@${tag} "${env}" "qemu;${tag};${T_LABELS}" "${T_SLOW}"
+        "${T_TIMEOUT}" TRUE)
     endforeach()
   else()
     add_test(NAME ${T_NAME} COMMAND ${T_COMMAND})

@@ -1,6 +1,7 @@
 #include "crt.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,8 +107,23 @@ static void residue_rows(void *context, size_t task, size_t lo, size_t hi)
 /* ---- B's residues, packed a strip of columns at a time ---------------- */
 
 /* A strip's residues of every modulus fill about STRIP_BYTES, to stay in
- * cache from the residues pass to the packing. */
-enum { STRIP_BYTES = 1 << 20 };
+ * cache from the residues pass to the packing; a block of A's rows (below)
+ * about BLOCK_BYTES. Tests set smaller sizes (qmm_crt_set_block_bytes). */
+enum { STRIP_BYTES = 1 << 20, BLOCK_BYTES = 1 << 22 };
+
+static atomic_size_t block_bytes_set, strip_bytes_set;
+
+void qmm_crt_set_block_bytes(size_t block, size_t strip)
+{
+    atomic_store_explicit(&block_bytes_set, block, memory_order_relaxed);
+    atomic_store_explicit(&strip_bytes_set, strip, memory_order_relaxed);
+}
+
+static size_t bytes_or(atomic_size_t *set, size_t fallback)
+{
+    const size_t bytes = atomic_load_explicit(set, memory_order_relaxed);
+    return bytes != 0 ? bytes : fallback;
+}
 
 typedef struct b_strips {
     residues res;                 /* all of B's, out the task's strip buffer */
@@ -252,11 +268,9 @@ static void rebuild_rows(void *context, size_t task, size_t lo, size_t hi)
 
 /* Rows of a block whose residues of every modulus fill about BLOCK_BYTES,
  * a multiple of the kernel's mr (at least one), or all m when fewer. */
-enum { BLOCK_BYTES = 1 << 22 };
-
 static size_t block_rows(unsigned mr, unsigned moduli, size_t n, size_t m)
 {
-    size_t rows = BLOCK_BYTES / ((size_t)moduli * n) / mr * mr;
+    size_t rows = bytes_or(&block_bytes_set, BLOCK_BYTES) / ((size_t)moduli * n) / mr * mr;
     rows = rows < mr ? mr : rows;
     return rows < m ? rows : m;
 }
@@ -336,7 +350,8 @@ qmm_status qmm_crt_gemm(qmm_crt_type type, size_t m, size_t n, size_t k, const v
      * of a team of up to strip_tasks; else all at once. */
     size_t width = 0, strips = 0, strip_tasks = 0;
     if (packed_stride != 0) {
-        width = STRIP_BYTES / ((size_t)moduli * k) / kern->nr * kern->nr;
+        width = bytes_or(&strip_bytes_set, STRIP_BYTES) / ((size_t)moduli * k) / kern->nr *
+                kern->nr;
         width = width < kern->nr ? kern->nr : width;
         strips = qmm_ceil_div(n, width);
         const double worth = (double)k * (double)n * moduli / QMM_RANGES_SMALL_WORK;

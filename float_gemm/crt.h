@@ -29,4 +29,10 @@ qmm_status qmm_crt_gemm(qmm_crt_type type, size_t m, size_t n, size_t k, const v
                         size_t lda, const void *b, size_t ldb, void *c, size_t ldc,
                         unsigned moduli);
 
+/* For tests: the bytes that a block of A's rows and a strip of B's columns
+ * fill with their residues of every modulus, so that small products take
+ * the paths of several blocks and strips; 0 restores the sizes chosen for
+ * the caches. */
+void qmm_crt_set_block_bytes(size_t block, size_t strip);
+
 #endif

@@ -22,10 +22,10 @@
 #              several emulated CPUs, the tests labelled kernels on more
 #              (QMM_TEST_CPUS and QMM_TEST_KERNEL_CPUS in
 #              cmake/qmm_testing.cmake); instructions counted under the same
-#   aarch64-clang  the same with clang and LLVM's OpenMP run-time for arm64,
-#              on the emulated max alone
-# The differential fuzzer (test/fuzz/) runs in every build but threads, for
-# QMM_FUZZ_SECONDS (20) with a fixed seed.
+#   aarch64-clang  clang and LLVM's OpenMP run-time for arm64: the tests
+#              labelled kernels on the emulated max alone
+# The differential fuzzer (test/fuzz/) runs in every build but threads and
+# aarch64-clang, for QMM_FUZZ_SECONDS (20) with a fixed seed.
 #
 # --quick: the native build alone and its tests labelled quick, what a
 # contributor runs after each change (a few minutes on two cores).
@@ -86,11 +86,13 @@ build threads -L threads -- -DCMAKE_BUILD_TYPE=Debug -DQMM_SANITIZE=thread
 build clang -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DQMM_OPENMP=OFF
 build aarch64 -- -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE=toolchains/aarch64-linux-gnu.cmake \
     -DQMM_QEMU_AARCH64="$QMM_QEMU10"
-# clang's code for arm64 on max alone, the CPU with every extension: there
-# every kernel runs (each forced), and the C code is the same on every CPU;
+# clang's code for arm64: the tests labelled kernels on max alone, the CPU
+# with every extension, where every kernel clang assembled runs (each
+# forced) and every arm64 path clang compiled (packers, the output stage,
+# threads on LLVM's OpenMP); the portable C is clang's x86 build's too, and
 # which kernel each CPU gets is the aarch64 build's to check.
 build aarch64-clang -- -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_TOOLCHAIN_FILE=toolchains/aarch64-linux-gnu-clang.cmake -DQMM_OPENMP=REQUIRED \
-    -DQMM_QEMU_AARCH64="$QMM_QEMU10" -DQMM_TEST_CPUS=max -DQMM_TEST_KERNEL_CPUS=
+    -DQMM_QEMU_AARCH64="$QMM_QEMU10" -DQMM_TEST_CPUS= -DQMM_TEST_KERNEL_CPUS=max
 
 printf '%s\n' "== every build passed" "${timings[@]}"

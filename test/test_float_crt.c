@@ -1,6 +1,6 @@
 /*
  * qmm_dgemm_crt and qmm_sgemm_crt (the Chinese remainder theorem on int8
- * products) against a reference written from qmm.h's "Precisely:"
+ * products) against a reference written from docs/float_gemm.md's
  * definition alone, bit for bit: A'B' in 128-bit integers, its residues, and
  * the rebuild in double one operation at a time. Odd shapes with padded
  * leading dimensions (the padding NaN), both types, every modulus count,
@@ -10,7 +10,10 @@
  *
  * The suite runs with each kernel this CPU supports forced through
  * QMM_KERNEL in a child process of its own, then with the selector's
- * kernels; each product on 1 to 4 threads, split however small it is.
+ * kernels; each product on 1 to 4 threads, split however small it is. The
+ * references, the same for every kernel, are computed once, before the
+ * children fork. Products of several blocks of A's rows and strips of B's
+ * columns are kept small by smaller blocks (qmm_crt_set_block_bytes).
  *
  * Every instance of the passes this CPU runs (float_gemm/crt_passes.h),
  * beside the one the library picks: residues and rebuilds of runs of every
@@ -31,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "float_gemm/crt.h"
 #include "float_gemm/crt_passes.h"
 #include "platform/cpu.h"
 #include "support/bad_call.h"
@@ -239,6 +243,31 @@ static double c_at(const void *c, size_t at, int is_f64)
     return is_f64 ? ((const double *)c)[at] : ((const float *)c)[at];
 }
 
+/* The suite's references in the order its checks ask for them: made by a
+ * first pass that only computes them (preparing), then read by every run of
+ * the suite, each kernel's child inheriting them. */
+static struct {
+    double **c;
+    size_t count, next;
+    int preparing;
+} refs;
+
+/* The reference of the suite's next check: the one stored, else computed
+ * (and stored when preparing). */
+static double *reference_of(const product *p, unsigned count)
+{
+    if (refs.next < refs.count)
+        return refs.c[refs.next++];
+    double *ref = malloc(p->m * p->n * sizeof *ref + 1);
+    reference(p, count, ref);
+    if (refs.preparing) {
+        refs.c = realloc(refs.c, (refs.count + 1) * sizeof *refs.c);
+        refs.c[refs.count++] = ref;
+        refs.next = refs.count;
+    }
+    return ref;
+}
+
 static size_t turn;
 
 /* The call on 1 to 4 threads (on 1 and one other when some), C's padding
@@ -246,8 +275,10 @@ static size_t turn;
 static void check(const product *p, unsigned count, const char *data, int some)
 {
     const size_t elem = p->is_f64 ? sizeof(double) : sizeof(float), ldc = p->n + p->pad;
-    double *ref = malloc(p->m * p->n * sizeof *ref + 1);
-    reference(p, count, ref);
+    const int stored = refs.next < refs.count || refs.preparing;
+    double *ref = reference_of(p, count);
+    if (refs.preparing)
+        return;
     void *a = operand_new(p->a, p->m, p->k, p->k + p->pad, p->is_f64);
     void *b = operand_new(p->b, p->k, p->n, p->n + p->pad, p->is_f64);
     unsigned char *c = malloc(p->m * ldc * elem + 1);
@@ -280,7 +311,8 @@ static void check(const product *p, unsigned count, const char *data, int some)
         test_checks++;
     }
     qmm_set_num_threads(0);
-    free(ref);
+    if (!stored)
+        free(ref);
     free(a);
     free(b);
     free(c);
@@ -293,14 +325,16 @@ static void shapes(void)
     static const size_t sizes[][4] = {
         {1, 1, 1, 0}, {1, 7, 3, 1}, {5, 1, 9, 2}, {13, 17, 31, 3}, {40, 35, 100, 0},
         {64, 64, 64, 1}, {33, 65, 257, 0}, {70, 45, 128, 0}, {66, 40, 300, 2},
-        /* 16 moduli's residues of 300 rows of 1000 pass the 4 MiB of a row
-         * block (float_gemm/crt.c): two blocks. */
-        {300, 20, 1000, 1},
-        /* 9 and 16 moduli's residues of 1000 depths pass the 1 MiB of a strip
-         * of B's columns at 96 and 64 columns: strips, the last partial, on
+        /* With blocks of 64 KiB, 16 moduli's residues of 60 rows of 100 take
+         * two blocks of A's rows, 9 moduli's one (float_gemm/crt.c). */
+        {60, 20, 100, 1},
+        /* With strips of 32 KiB, 9 and 16 moduli's residues of 128 depths
+         * fill a strip of B's columns at 24 and 16 columns (8-column
+         * kernels; more for wider ones): strips, the last partial, on
          * several tasks. */
-        {40, 1000, 200, 1},
+        {40, 128, 136, 1},
     };
+    qmm_crt_set_block_bytes(64 << 10, 32 << 10);
     for (size_t s = 0; s < COUNT(sizes); s++)
         for (int is_f64 = 0; is_f64 < 2; is_f64++) {
             product p = product_new(sizes[s][0], sizes[s][2], sizes[s][1], sizes[s][3], is_f64);
@@ -313,6 +347,7 @@ static void shapes(void)
                 check(&p, counts[c], "uniform", c != COUNT(counts) - 1);
             product_free(&p);
         }
+    qmm_crt_set_block_bytes(0, 0);
 }
 
 /* Values over 2^-60 .. 2^60, a row and a column of zeros, lines at the ends
@@ -352,6 +387,7 @@ static void deep(void)
 
 static void suite(void)
 {
+    refs.next = 0;
     test_seed(0xC47);
     shapes();
     spread_values();
@@ -651,6 +687,9 @@ static void passes_instances(void)
 
 int main(int argc, char **argv)
 {
+    refs.preparing = 1;
+    suite();
+    refs.preparing = 0;
     int rc = test_reference_start(argc, argv, "test_float_crt", suite, NULL);
     if (rc >= 0)
         return rc;

@@ -134,7 +134,7 @@ static void plans_on_every_kernel(void)
 {
     for (size_t i = 0; i < qmm_registry_count(); i++) {
         const qmm_kernel *kern = qmm_registry_at(i);
-        if (!kern->is_supported_here())
+        if (!kern->is_supported_here() || !test_kernel_wanted(kern))
             continue;
         fflush(stdout);
         pid_t pid = fork();
@@ -157,7 +157,7 @@ static void identity(void)
     plans_on_every_kernel();
     for (size_t i = 0; i < qmm_registry_count(); i++) {
         const qmm_kernel *kern = qmm_registry_at(i);
-        if (!kern->is_supported_here())
+        if (!kern->is_supported_here() || !test_kernel_wanted(kern))
             continue;
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
             one_shot(kern, &shapes[s], LAYOUT_ROW);

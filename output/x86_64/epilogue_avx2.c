@@ -75,6 +75,16 @@ static inline __m256i tflite_rule(__m256i x, const tflite_cols *c, __m256i vlo, 
     return _mm256_add_epi32(_mm256_min_epi32(_mm256_max_epi32(q, vlo), vhi), vzp);
 }
 
+/* Row ii's sums of the eight columns from jj, with those columns' int32
+ * additions (add) and the row's. */
+static inline __m256i row_sums(const qmm_epilogue_block_params *p, size_t ii, size_t jj,
+                               __m256i add)
+{
+    const int32_t *sums = p->sums + (ptrdiff_t)ii * p->sums_rs + (ptrdiff_t)jj;
+    const __m256i x = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)sums), add);
+    return p->rows != NULL ? _mm256_add_epi32(x, _mm256_set1_epi32((int32_t)p->rows[ii])) : x;
+}
+
 /* Eight columns at a time, their parameters prepared once, down the rows,
  * each lane's low byte gathered into eight bytes; the last few columns by
  * the template's rule. */
@@ -90,12 +100,7 @@ static QMM_EPILOGUE_BLOCK_INLINE void tflite_block_avx2(const qmm_epilogue_block
         const __m256i add = p.cols != NULL ? _mm256_loadu_si256((const __m256i *)(p.cols + jj))
                                            : _mm256_setzero_si256();
         for (size_t ii = 0; ii < p.mv; ii++) {
-            __m256i x = _mm256_add_epi32(
-                _mm256_loadu_si256(
-                    (const __m256i *)(p.sums + (ptrdiff_t)ii * p.sums_rs + (ptrdiff_t)jj)),
-                add);
-            if (p.rows != NULL)
-                x = _mm256_add_epi32(x, _mm256_set1_epi32((int32_t)p.rows[ii]));
+            const __m256i x = row_sums(&p, ii, jj, add);
             store_low_bytes(out + (ptrdiff_t)ii * p.out_rs + (ptrdiff_t)jj,
                             tflite_rule(x, &c, vlo, vhi, vzp));
         }
@@ -130,12 +135,7 @@ static QMM_EPILOGUE_BLOCK_INLINE void float_block_avx2(const qmm_epilogue_block_
         const __m256i add = p.cols != NULL ? _mm256_loadu_si256((const __m256i *)(p.cols + jj))
                                            : _mm256_setzero_si256();
         for (size_t ii = 0; ii < p.mv; ii++) {
-            __m256i x = _mm256_add_epi32(
-                _mm256_loadu_si256(
-                    (const __m256i *)(p.sums + (ptrdiff_t)ii * p.sums_rs + (ptrdiff_t)jj)),
-                add);
-            if (p.rows != NULL)
-                x = _mm256_add_epi32(x, _mm256_set1_epi32((int32_t)p.rows[ii]));
+            const __m256i x = row_sums(&p, ii, jj, add);
             const __m256 v = _mm256_min_ps(
                 _mm256_max_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(x), scale), flo), fhi);
             store_low_bytes(out + (ptrdiff_t)ii * p.out_rs + (ptrdiff_t)jj,

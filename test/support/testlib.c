@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dispatch/registry.h"
+
 long test_failures;
 
 void test_fail(const char *file, int line, const char *fmt, ...)
@@ -44,12 +46,51 @@ int test_mode_main(int argc, char **argv, const char *program, const test_mode *
     return 2;
 }
 
+static const char *kernels_mode(void)
+{
+    const char *which = getenv("QMM_TEST_KERNELS");
+    return which != NULL ? which : "all";
+}
+
+int test_all_kernels(void)
+{
+    return strcmp(kernels_mode(), "all") == 0;
+}
+
+/* Whether k is the best ranked of the kernels supported here that share its
+ * role (matrix or matrix-vector): what this CPU's tiers bring. */
+static int top_of_role(const qmm_kernel *k)
+{
+    for (size_t i = 0; i < qmm_registry_count(); i++) {
+        const qmm_kernel *o = qmm_registry_at(i);
+        if (o->is_supported_here() && (o->nr == 1) == (k->nr == 1) && o->rank > k->rank)
+            return 0;
+    }
+    return 1;
+}
+
+int test_kernel_wanted(const qmm_kernel *k)
+{
+    const char *which = kernels_mode();
+    if (strcmp(which, "all") == 0)
+        return 1;
+    if (strcmp(which, "scalable") == 0)
+        return k->is_supported_here() && k->vector != 0;
+    if (strcmp(which, "selected") == 0)
+        return k->is_supported_here() && top_of_role(k);
+    CHECK(0, "QMM_TEST_KERNELS=%s: not all, scalable or selected", which);
+    return 0;
+}
+
 void test_each_kernel(long *checks, const char **forced, void (*suite)(void),
                       void (*unsupported)(const char *kernel))
 {
+    if (strcmp(kernels_mode(), "selected") == 0)
+        return;
     for (size_t i = 0; i < qmm_kernel_count(); i++) {
         const qmm_kernel_info *kern = qmm_kernel_at(i);
-        if (!kern->supported_here && unsupported == NULL)
+        if ((!kern->supported_here && unsupported == NULL) ||
+            !test_kernel_wanted(qmm_registry_at(i)))
             continue;
         fflush(stdout);
         fflush(stderr);

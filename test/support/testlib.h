@@ -37,6 +37,27 @@ typedef struct test_mode {
 int test_mode_main(int argc, char **argv, const char *program, const test_mode *modes,
                    size_t count, const long *checks);
 
+/* ---- which kernels a run tests ------------------------------------------- */
+struct qmm_kernel;
+/* Whether this run tests kernel k (supported here or not: the caller says
+ * which it needs), by the environment variable QMM_TEST_KERNELS, which
+ * cmake/qmm_testing.cmake sets per emulated CPU:
+ *   unset or "all"  every kernel (natively, and on an emulated CPU with every
+ *                   extension, where each kernel runs);
+ *   "scalable"      those supported here whose tile grows with a vector
+ *                   length (SVE's, SME's): on a CPU that is there for its
+ *                   vector lengths;
+ *   "selected"      those the selector would choose here, the best ranked of
+ *                   each role (matrix, matrix-vector), supported here: what
+ *                   this CPU's tiers bring, where another run forces every
+ *                   kernel (the same code on another CPU, or natively); a test
+ *                   that runs the selector's kernels itself forks no child
+ *                   (test_each_kernel).
+ * Another value fails the test. */
+int test_kernel_wanted(const struct qmm_kernel *k);
+/* Whether this run tests every kernel (QMM_TEST_KERNELS unset or "all"). */
+int test_all_kernels(void);
+
 /* ---- every kernel, each in a child process ------------------------------ */
 /* For each kernel qmm_kernel_at lists, forks a child that sets QMM_KERNEL to
  * its name (the library reads its environment once: call this before the
@@ -46,7 +67,9 @@ int test_mode_main(int argc, char **argv, const char *program, const test_mode *
  * unsupported(name), and exits with test_finish(name, *checks). With
  * unsupported NULL, a kernel this CPU does not support gets no child. One
  * child at a time; each one's exit status is a check in the calling process,
- * added to *checks. */
+ * added to *checks. Kernels test_kernel_wanted leaves out get no child, and
+ * with QMM_TEST_KERNELS=selected none does: the caller goes on with the
+ * selector's kernels. */
 void test_each_kernel(long *checks, const char **forced, void (*suite)(void),
                       void (*unsupported)(const char *kernel));
 /* The command line "name [KERNEL]" of such a test, before it makes a product.
