@@ -90,6 +90,18 @@ function(qmm_doc_block out file lang name)
   endif()
 endfunction()
 
+# qmm_doc_write(<file> <content>): writes the file unless it holds the
+# content already, so that a reconfigure rebuilds nothing else.
+function(qmm_doc_write file content)
+  set(old "")
+  if(EXISTS ${file})
+    file(READ ${file} old)
+  endif()
+  if(NOT old STREQUAL content)
+    file(WRITE ${file} "${content}")
+  endif()
+endfunction()
+
 # qmm_doc_examples(): every page's C programs (<!-- test: c NAME -->) as
 # tests, test_doc_<page>_<NAME>, compiled in <build>/test/doc_examples/ and
 # linked with the static library, run natively or on each emulated CPU as
@@ -112,14 +124,7 @@ function(qmm_doc_examples)
       string(REGEX REPLACE "^\n<!-- test: c ([A-Za-z0-9_]+) -->\n.*$" "\\1" name "${marker}")
       set(test test_doc_${id}_${name})
       qmm_doc_block(code ${file} c ${name})
-      # Written only when changed, so that a reconfigure rebuilds nothing else.
-      set(old "")
-      if(EXISTS ${dir}/${test}.c)
-        file(READ ${dir}/${test}.c old)
-      endif()
-      if(NOT old STREQUAL code)
-        file(WRITE ${dir}/${test}.c "${code}")
-      endif()
+      qmm_doc_write(${dir}/${test}.c "${code}")
       add_executable(${test} ${dir}/${test}.c)
       target_link_libraries(${test} PRIVATE qmm_static)
       qmm_add_test(NAME ${test} COMMAND ${test})

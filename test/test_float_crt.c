@@ -243,30 +243,15 @@ static double c_at(const void *c, size_t at, int is_f64)
     return is_f64 ? ((const double *)c)[at] : ((const float *)c)[at];
 }
 
-/* The suite's references in the order its checks ask for them: made by a
- * first pass that only computes them (preparing), then read by every run of
- * the suite, each kernel's child inheriting them. */
+/* The suite's references in the order its checks ask for them: computed by
+ * a first pass over the suite that only does that (preparing), before any
+ * product, then read by every run of the suite, each kernel's child
+ * inheriting them. */
 static struct {
     double **c;
     size_t count, next;
     int preparing;
 } refs;
-
-/* The reference of the suite's next check: the one stored, else computed
- * (and stored when preparing). */
-static double *reference_of(const product *p, unsigned count)
-{
-    if (refs.next < refs.count)
-        return refs.c[refs.next++];
-    double *ref = malloc(p->m * p->n * sizeof *ref + 1);
-    reference(p, count, ref);
-    if (refs.preparing) {
-        refs.c = realloc(refs.c, (refs.count + 1) * sizeof *refs.c);
-        refs.c[refs.count++] = ref;
-        refs.next = refs.count;
-    }
-    return ref;
-}
 
 static size_t turn;
 
@@ -275,10 +260,17 @@ static size_t turn;
 static void check(const product *p, unsigned count, const char *data, int some)
 {
     const size_t elem = p->is_f64 ? sizeof(double) : sizeof(float), ldc = p->n + p->pad;
-    const int stored = refs.next < refs.count || refs.preparing;
-    double *ref = reference_of(p, count);
-    if (refs.preparing)
+    if (refs.preparing) {
+        double *ref = malloc(p->m * p->n * sizeof *ref + 1);
+        reference(p, count, ref);
+        refs.c = realloc(refs.c, (refs.count + 1) * sizeof *refs.c);
+        refs.c[refs.count++] = ref;
         return;
+    }
+    CHECK(refs.next < refs.count, "the suite made more checks than it prepared references");
+    if (refs.next == refs.count)
+        return;
+    const double *ref = refs.c[refs.next++];
     void *a = operand_new(p->a, p->m, p->k, p->k + p->pad, p->is_f64);
     void *b = operand_new(p->b, p->k, p->n, p->n + p->pad, p->is_f64);
     unsigned char *c = malloc(p->m * ldc * elem + 1);
@@ -311,8 +303,6 @@ static void check(const product *p, unsigned count, const char *data, int some)
         test_checks++;
     }
     qmm_set_num_threads(0);
-    if (!stored)
-        free(ref);
     free(a);
     free(b);
     free(c);
